@@ -1,0 +1,88 @@
+import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
+
+export type { Logger } from 'pino';
+
+export type LogFormat = 'json' | 'logfmt';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * Paths pino blanks before a line is written. Secrets must never be logged in the first place; this is
+ * the safety net for objects that carry them by accident (request options, config dumps, headers).
+ */
+export const REDACT_PATHS = [
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'authorization',
+  'Authorization',
+  '*.authorization',
+  '*.Authorization',
+  'headers.authorization',
+  'headers.Authorization',
+  '*.headers.authorization',
+  '*.headers.Authorization',
+  'config.servers[*].password',
+];
+
+/** Renders one pino JSON line as logfmt (`level=info msg="..." key=value`). */
+export function jsonLineToLogfmt(line: string): string {
+  let rec: Record<string, unknown>;
+  try {
+    rec = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const parts: string[] = [];
+  const push = (k: string, v: unknown) => {
+    if (v === undefined) return;
+    let s = typeof v === 'string' ? v : JSON.stringify(v);
+    if (s === undefined) return;
+    if (s === '' || /[\s"=]/.test(s)) s = JSON.stringify(s);
+    parts.push(`${k}=${s}`);
+  };
+  push('ts', typeof rec.time === 'number' ? new Date(rec.time).toISOString() : rec.time);
+  push('level', rec.level);
+  push('msg', rec.msg);
+  for (const [k, v] of Object.entries(rec)) {
+    if (k === 'time' || k === 'level' || k === 'msg') continue;
+    push(k, v);
+  }
+  return parts.join(' ') + '\n';
+}
+
+function logfmtDestination(out: NodeJS.WritableStream): DestinationStream {
+  return {
+    write(chunk: string) {
+      for (const line of chunk.split('\n')) if (line) out.write(jsonLineToLogfmt(line));
+    },
+  };
+}
+
+export interface LoggerSettings {
+  level?: LogLevel;
+  format?: LogFormat;
+  /** Where lines go; stderr by default so stdout stays free for NDJSON sinks and CLI output. */
+  destination?: NodeJS.WritableStream;
+}
+
+/** One logger per process; components take `logger.child({ component: ... })`. */
+export function createLogger(settings: LoggerSettings = {}): Logger {
+  const options: LoggerOptions = {
+    level: settings.level ?? 'info',
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    base: undefined,
+    formatters: { level: (label) => ({ level: label }) },
+    timestamp: pino.stdTimeFunctions.epochTime,
+  };
+  const out = settings.destination ?? process.stderr;
+  if (settings.format === 'logfmt') return pino(options, logfmtDestination(out));
+  return pino(options, out as DestinationStream);
+}
+
+/** A logger that drops everything, for tests and library use. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

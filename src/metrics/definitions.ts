@@ -1,0 +1,82 @@
+/**
+ * Every metric the collectors publish, with its type and help text: the one place names live.
+ * The contract is ../shared/metrics.md; renaming anything here is a breaking change.
+ */
+export type MetricType = 'gauge' | 'counter';
+
+export interface MetricDef {
+  readonly name: string;
+  readonly type: MetricType;
+  readonly help: string;
+}
+
+function def(name: string, type: MetricType, help: string): MetricDef {
+  return { name, type, help };
+}
+
+export const M = {
+  up: def('wowza_up', 'gauge', '1 when the last poll of the server reached the REST API and authenticated, else 0.'),
+
+  machineCpu: def('wowza_machine_cpu_ratio', 'gauge', 'Machine CPU time share by mode (cpuIdle, cpuUser, cpuSystem / 100).'),
+  machineMemoryFree: def('wowza_machine_memory_free_bytes', 'gauge', 'Free machine memory.'),
+  machineMemoryUsed: def('wowza_machine_memory_used_bytes', 'gauge', 'Used machine memory.'),
+  machineHeapFree: def('wowza_machine_heap_free_bytes', 'gauge', 'Free Java heap of the Wowza process.'),
+  machineHeapUsed: def('wowza_machine_heap_used_bytes', 'gauge', 'Used Java heap of the Wowza process.'),
+  machineDiskFree: def('wowza_machine_disk_free_bytes', 'gauge', 'Free disk space.'),
+  machineDiskUsed: def('wowza_machine_disk_used_bytes', 'gauge', 'Used disk space.'),
+  machineUptime: def('wowza_machine_uptime_seconds', 'gauge', 'Wowza server uptime as reported by machine monitoring.'),
+  machineConnections: def('wowza_machine_connections', 'gauge', 'Current connections as reported by machine monitoring.'),
+
+  serverInfo: def('wowza_server_info', 'gauge', 'Wowza server version, build, licence type and mode (value 1).'),
+  serverUptime: def('wowza_server_uptime_seconds', 'gauge', 'Time the Wowza server has been running.'),
+  serverConnections: def('wowza_server_connections', 'gauge', 'Current connections to the server.'),
+  serverConnectionsLimit: def('wowza_server_connections_limit', 'gauge', 'Configured maximum connections (0 = unlimited).'),
+  serverIncomingStreamsLimit: def('wowza_server_incoming_streams_limit', 'gauge', 'Configured maximum incoming streams (0 = unlimited).'),
+  serverLicenseExpiry: def('wowza_server_license_expiry_timestamp_seconds', 'gauge', 'Licence expiry date as a Unix timestamp (absent when the licence has no date).'),
+  serverTranscoderLicenses: def('wowza_server_transcoder_licenses', 'gauge', 'Transcoder licences available.'),
+  serverTranscoderLicensesInUse: def('wowza_server_transcoder_licenses_in_use', 'gauge', 'Transcoder licences in use.'),
+  serverJavaHeapMax: def('wowza_server_java_heap_max_bytes', 'gauge', 'Maximum Java heap size of the Wowza process.'),
+  serverMemoryTotal: def('wowza_server_memory_total_bytes', 'gauge', 'Total memory of the server.'),
+  serverMemoryAvailable: def('wowza_server_memory_available_bytes', 'gauge', 'Available memory of the server.'),
+  serverProcessorCores: def('wowza_server_processor_cores', 'gauge', 'Processor cores of the server.'),
+  serverFeatureEnabled: def('wowza_server_feature_enabled', 'gauge', 'Server feature flags from status (1 enabled, 0 disabled).'),
+
+  vhostInfo: def('wowza_vhost_info', 'gauge', 'Virtual host connection settings (value 1).'),
+  vhostUptime: def('wowza_vhost_uptime_seconds', 'gauge', 'Virtual host uptime.'),
+  vhostConnections: def('wowza_vhost_connections', 'gauge', 'Current virtual host connections by protocol.'),
+  vhostConnectionsTotal: def('wowza_vhost_connections_current', 'gauge', 'Current virtual host connections over all protocols.'),
+  vhostReceived: def('wowza_vhost_received_bytes_total', 'counter', 'Bytes received by the virtual host since it started.'),
+  vhostSent: def('wowza_vhost_sent_bytes_total', 'counter', 'Bytes sent by the virtual host since it started.'),
+  vhostReceiveRate: def('wowza_vhost_receive_bytes_per_second', 'gauge', 'Virtual host receive rate as reported by Wowza.'),
+  vhostSendRate: def('wowza_vhost_send_bytes_per_second', 'gauge', 'Virtual host send rate as reported by Wowza.'),
+
+  applicationInfo: def('wowza_application_info', 'gauge', 'Application type and feature flags (value 1).'),
+  applicationUptime: def('wowza_application_uptime_seconds', 'gauge', 'Application uptime.'),
+  applicationConnections: def('wowza_application_connections', 'gauge', 'Current application connections by protocol.'),
+  applicationConnectionsTotal: def('wowza_application_connections_current', 'gauge', 'Current application connections over all protocols.'),
+  applicationReceived: def('wowza_application_received_bytes_total', 'counter', 'Bytes received by the application since it started.'),
+  applicationSent: def('wowza_application_sent_bytes_total', 'counter', 'Bytes sent by the application since it started.'),
+  applicationReceiveRate: def('wowza_application_receive_bytes_per_second', 'gauge', 'Application receive rate as reported by Wowza.'),
+  applicationSendRate: def('wowza_application_send_bytes_per_second', 'gauge', 'Application send rate as reported by Wowza.'),
+
+  instanceIncomingStreams: def('wowza_instance_incoming_streams', 'gauge', 'Incoming streams of the application instance.'),
+  instanceOutgoingStreams: def('wowza_instance_outgoing_streams', 'gauge', 'Outgoing streams of the application instance.'),
+  instanceRecorders: def('wowza_instance_recorders', 'gauge', 'Recorders of the application instance.'),
+
+  streamConnected: def('wowza_stream_connected', 'gauge', '1 when the incoming stream is connected, else 0.'),
+  streamRecording: def('wowza_stream_recording', 'gauge', '1 when recording is set for the incoming stream, else 0.'),
+  streamInfo: def('wowza_stream_info', 'gauge', 'Incoming stream facts: source scheme (never the source URL) and Stream Manager origin (value 1).'),
+  streamUptime: def('wowza_stream_uptime_seconds', 'gauge', 'Incoming stream uptime.'),
+  streamConnections: def('wowza_stream_connections', 'gauge', 'Current connections to the stream by protocol.'),
+  streamConnectionsTotal: def('wowza_stream_connections_current', 'gauge', 'Current connections to the stream over all protocols.'),
+  streamReceived: def('wowza_stream_received_bytes_total', 'counter', 'Bytes received for the stream since it started.'),
+  streamSent: def('wowza_stream_sent_bytes_total', 'counter', 'Bytes sent for the stream since it started.'),
+  streamReceiveRate: def('wowza_stream_receive_bytes_per_second', 'gauge', 'Stream receive rate (ingest bitrate) as reported by Wowza.'),
+  streamSendRate: def('wowza_stream_send_bytes_per_second', 'gauge', 'Stream send rate (egress) as reported by Wowza.'),
+  streamsDropped: def('wowza_exporter_streams_dropped', 'gauge', 'Streams left out of the last poll by the per-server stream cap.'),
+
+  videoScheduleInfo: def('wowza_video_schedule_info', 'gauge', 'Wowza Video schedule facts (value 1).'),
+  videoScheduleEnabled: def('wowza_video_schedule_enabled', 'gauge', '1 when the Wowza Video schedule is enabled, 0 when disabled or expired.'),
+  videoScheduleNextStart: def('wowza_video_schedule_next_start_timestamp_seconds', 'gauge', 'Next time the schedule starts its transcoder (absent when none).'),
+  videoScheduleNextStop: def('wowza_video_schedule_next_stop_timestamp_seconds', 'gauge', 'Next time the schedule stops its transcoder (absent when none).'),
+} as const satisfies Record<string, MetricDef>;

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // End-to-end suites start real processes on loopback; two cores is the budget.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
