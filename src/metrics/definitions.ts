@@ -80,3 +80,10 @@ export const M = {
   videoScheduleNextStart: def('wowza_video_schedule_next_start_timestamp_seconds', 'gauge', 'Next time the schedule starts its transcoder (absent when none).'),
   videoScheduleNextStop: def('wowza_video_schedule_next_stop_timestamp_seconds', 'gauge', 'Next time the schedule stops its transcoder (absent when none).'),
 } as const satisfies Record<string, MetricDef>;
+
+/** Per-probe copies of the self metrics: a /probe answer is built in a fresh set, never from the shared registry. */
+export const PROBE = {
+  collectorSuccess: def('wowza_exporter_collector_success', 'gauge', "1 when the collector's last poll succeeded, else 0 (its series are then absent)."),
+  collectorDuration: def('wowza_exporter_collector_duration_seconds', 'gauge', "Duration of the collector's last poll."),
+  probeDuration: def('wowza_exporter_probe_duration_seconds', 'gauge', 'Duration of the whole probe.'),
+} as const satisfies Record<string, MetricDef>;

@@ -1,0 +1,44 @@
+import { M } from '../metrics/definitions.js';
+import { WowzaHttpError } from '../wowza/errors.js';
+import type { Collector } from './collector.js';
+import { addCurrentStats } from './current-stats.js';
+
+const DEFS = {
+  uptime: M.applicationUptime,
+  connections: M.applicationConnections,
+  connectionsTotal: M.applicationConnectionsTotal,
+  received: M.applicationReceived,
+  sent: M.applicationSent,
+  receiveRate: M.applicationReceiveRate,
+  sendRate: M.applicationSendRate,
+};
+
+const flag = (v: boolean | null | undefined) => (v ? 'true' : 'false');
+
+/** Application list facts and `{A}/monitoring/current` per application. One request per application. */
+export const applicationCollector: Collector = {
+  name: 'application',
+  description: 'application type, flags, connections and traffic ({A}/monitoring/current)',
+  async poll(ctx, out) {
+    const topology = await ctx.discovery.get(ctx.signal);
+    await Promise.all(
+      topology.apps.map(async ({ vhost, app }) => {
+        const labels = { server: ctx.server, vhost, application: app.id };
+        let stats;
+        try {
+          stats = await ctx.limit(() => ctx.client.applicationCurrent(vhost, app.id, ctx.signal));
+        } catch (err) {
+          // Removed since discovery: it has no series now, which is the truth.
+          if (err instanceof WowzaHttpError && err.status === 404) return;
+          throw err;
+        }
+        out.add(
+          M.applicationInfo,
+          { ...labels, app_type: app.appType ?? 'unknown', dvr: flag(app.dvrEnabled), transcoder: flag(app.transcoderEnabled), drm: flag(app.drmEnabled) },
+          1,
+        );
+        addCurrentStats(out, DEFS, labels, stats);
+      }),
+    );
+  },
+};

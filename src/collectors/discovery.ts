@@ -1,0 +1,175 @@
+import type { LimitFunction } from 'p-limit';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../logger.js';
+import type { WowzaClient } from '../wowza/client.js';
+import { WowzaHttpError } from '../wowza/errors.js';
+import type { ApplicationList, IncomingStream, InstanceList } from '../wowza/schemas.js';
+
+type DiscoveryConfig = Config['discovery'];
+export type AppItem = ApplicationList['applications'][number];
+export type InstanceItem = InstanceList['instanceList'][number];
+
+export interface AppRef {
+  vhost: string;
+  app: AppItem;
+}
+export interface InstanceRef {
+  vhost: string;
+  app: string;
+  instance: InstanceItem;
+}
+export interface StreamRef {
+  vhost: string;
+  app: string;
+  instance: string;
+  /** Name as the API knows it (`cam1_720p`). */
+  name: string;
+  /** The `stream` label: the base stream for a rendition in `label` mode, else the name. */
+  label: string;
+  /** Rendition suffix (`720p`) when reported under its base stream. */
+  rendition?: string;
+  item: IncomingStream;
+}
+
+/** What exists on one server right now, after filters, rendition handling and the stream cap. */
+export interface Topology {
+  vhosts: string[];
+  apps: AppRef[];
+  instances: InstanceRef[];
+  streams: StreamRef[];
+  /** Streams left out by the per-server cap. */
+  droppedStreams: number;
+  takenAt: number;
+}
+
+function matcher(f: { include?: string; exclude?: string }): (name: string) => boolean {
+  const inc = f.include ? new RegExp(`^(?:${f.include})$`) : undefined;
+  const exc = f.exclude ? new RegExp(`^(?:${f.exclude})$`) : undefined;
+  return (name) => (!inc || inc.test(name)) && !(exc && exc.test(name));
+}
+
+/**
+ * Walks vhosts -> applications -> instances (whose lists carry the incoming streams) once per cycle and
+ * shares the result between collectors. Concurrent callers share one in-flight walk.
+ */
+export class Discovery {
+  private current: Topology | undefined;
+  private inflight: Promise<Topology> | undefined;
+  private readonly keepVhost: (n: string) => boolean;
+  private readonly keepApp: (n: string) => boolean;
+  private readonly keepStream: (n: string) => boolean;
+  private readonly suffix: RegExp;
+  private lastDropped = 0;
+
+  constructor(
+    private readonly client: WowzaClient,
+    private readonly limit: LimitFunction,
+    private readonly config: DiscoveryConfig,
+    private readonly maxAgeMs: number,
+    private readonly log: Logger,
+  ) {
+    this.keepVhost = matcher(config.vhosts);
+    this.keepApp = matcher(config.applications);
+    this.keepStream = matcher(config.streams);
+    this.suffix = new RegExp(config.renditions.suffix_pattern);
+  }
+
+  /** The topology, refreshed when older than the discovery age. */
+  async get(signal: AbortSignal): Promise<Topology> {
+    if (this.current && Date.now() - this.current.takenAt < this.maxAgeMs) return this.current;
+    if (!this.inflight) {
+      this.inflight = this.walk(signal).finally(() => {
+        this.inflight = undefined;
+      });
+      this.inflight.then(
+        (t) => (this.current = t),
+        () => (this.current = undefined),
+      );
+    }
+    return this.inflight;
+  }
+
+  /** Forces the next get() to walk again (a webhook said something changed). */
+  invalidate(): void {
+    this.current = undefined;
+  }
+
+  private async walk(signal: AbortSignal): Promise<Topology> {
+    const c = this.client;
+    const vhostList = await this.limit(() => c.vhosts(signal));
+    const vhosts = vhostList.vhosts.map((v) => v.id).filter(this.keepVhost);
+
+    const appLists = await Promise.all(vhosts.map((v) => this.limit(() => c.applications(v, signal)).then((l) => ({ v, l }))));
+    const apps: AppRef[] = [];
+    for (const { v, l } of appLists) for (const app of l.applications) if (this.keepApp(app.id)) apps.push({ vhost: v, app });
+
+    const instanceLists = await Promise.all(
+      apps.map(({ vhost, app }) =>
+        this.limit(() => c.instances(vhost, app.id, signal)).then(
+          (l) => ({ vhost, app: app.id, list: l.instanceList }),
+          (err: unknown) => {
+            // An application removed between the list and this call answers 404: it is gone, not an error.
+            if (err instanceof WowzaHttpError && err.status === 404) return { vhost, app: app.id, list: [] };
+            throw err;
+          },
+        ),
+      ),
+    );
+    const instances: InstanceRef[] = [];
+    for (const { vhost, app, list } of instanceLists) for (const instance of list) instances.push({ vhost, app, instance });
+
+    const streams = this.streamsOf(instances);
+    return { vhosts, apps, instances, ...streams, takenAt: Date.now() };
+  }
+
+  private streamsOf(instances: InstanceRef[]): { streams: StreamRef[]; droppedStreams: number } {
+    const mode = this.config.renditions.mode;
+    const all: StreamRef[] = [];
+    for (const { vhost, app, instance } of instances) {
+      const names = new Set(instance.incomingStreams.map((s) => s.name));
+      for (const item of instance.incomingStreams) {
+        const rendition = this.renditionOf(item.name, names);
+        const baseName = rendition ? item.name.slice(0, item.name.length - rendition.length - 1) : item.name;
+        if (!this.keepStream(baseName)) continue;
+        if (rendition && mode === 'drop') continue;
+        const labelled = rendition !== undefined && mode === 'label';
+        all.push({
+          vhost,
+          app,
+          instance: instance.name,
+          name: item.name,
+          label: labelled ? baseName : item.name,
+          ...(labelled ? { rendition } : {}),
+          item,
+        });
+      }
+    }
+    const cap = this.config.max_streams_per_server;
+    let dropped = 0;
+    let kept = all;
+    if (all.length > cap) {
+      // Keep a stable subset so the same streams stay visible from one poll to the next.
+      kept = [...all].sort((a, b) => key(a).localeCompare(key(b))).slice(0, cap);
+      dropped = all.length - cap;
+    }
+    if (dropped !== this.lastDropped) {
+      if (dropped > 0) this.log.warn({ dropped, cap, streams: all.length }, 'stream cap reached: streams left out of metrics (raise discovery.max_streams_per_server or filter streams)');
+      else this.log.info({ cap }, 'stream count back under the cap');
+      this.lastDropped = dropped;
+    }
+    return { streams: kept, droppedStreams: dropped };
+  }
+
+  private renditionOf(name: string, siblings: Set<string>): string | undefined {
+    for (let i = name.lastIndexOf('_'); i > 0; i = name.lastIndexOf('_', i - 1)) {
+      const base = name.slice(0, i);
+      const suffix = name.slice(i + 1);
+      if (siblings.has(base) && this.suffix.test(suffix)) return suffix;
+    }
+    return undefined;
+  }
+}
+
+function key(s: StreamRef): string {
+  return `${s.vhost}\u0000${s.app}\u0000${s.instance}\u0000${s.name}`;
+}

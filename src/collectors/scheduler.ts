@@ -1,0 +1,197 @@
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../logger.js';
+import { MetricSet } from '../metrics/metric-set.js';
+import type { SelfMetrics } from '../metrics/self-metrics.js';
+import type { SnapshotStore } from '../metrics/snapshot-store.js';
+import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
+import { WowzaError } from '../wowza/errors.js';
+import type { Collector, PollContext } from './collector.js';
+import { Discovery } from './discovery.js';
+
+/** Errors that mean the API was not reached or did not accept us: `wowza_up` 0. */
+const UNREACHABLE = new Set(['auth', 'network', 'tls', 'timeout']);
+
+export interface PollResult {
+  collector: string;
+  ok: boolean;
+  seconds: number;
+  set: MetricSet;
+  error?: Error;
+  /** false when the failure says the server was not reached or rejected the credentials. */
+  reached: boolean;
+}
+
+/** Runs one collector against one server into a fresh set; never throws. */
+export async function runCollector(collector: Collector, ctx: PollContext): Promise<PollResult> {
+  const started = performance.now();
+  const set = new MetricSet();
+  try {
+    await collector.poll(ctx, set);
+    return { collector: collector.name, ok: true, seconds: (performance.now() - started) / 1000, set, reached: true };
+  } catch (err) {
+    const error = err instanceof Error ? err : new Error(String(err));
+    const reached = !(error instanceof WowzaError && UNREACHABLE.has(error.kind));
+    return { collector: collector.name, ok: false, seconds: (performance.now() - started) / 1000, set: new MetricSet(), error, reached };
+  }
+}
+
+export function errorReason(err: Error): string {
+  return err instanceof WowzaError ? err.kind : 'error';
+}
+
+/** One server's connection pool, concurrency limit and discovery cache. */
+export class ServerRuntime {
+  readonly client: WowzaClient;
+  readonly limit: LimitFunction;
+  readonly discovery: Discovery;
+
+  constructor(
+    readonly target: WowzaTarget,
+    config: Config,
+    discoveryMaxAgeMs: number,
+    readonly log: Logger,
+    self?: SelfMetrics,
+  ) {
+    this.client = new WowzaClient(target, {
+      onRequest: self ? (endpoint, code) => self.apiRequests.inc({ server: target.name, endpoint, code }) : undefined,
+    });
+    this.limit = pLimit(config.poll.concurrency);
+    this.discovery = new Discovery(this.client, this.limit, config.discovery, discoveryMaxAgeMs, log);
+  }
+
+  context(signal: AbortSignal, log: Logger): PollContext {
+    return { client: this.client, server: this.target.name, limit: this.limit, signal, discovery: this.discovery, log };
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+interface Job {
+  runtime: ServerRuntime;
+  collector: Collector;
+  intervalMs: number;
+  timer?: NodeJS.Timeout;
+  running?: Promise<void>;
+  again: boolean;
+  polled: boolean;
+}
+
+export interface SchedulerOptions {
+  config: Config;
+  servers: WowzaTarget[];
+  collectors: Collector[];
+  intervalOf: (collector: Collector) => number;
+  self: SelfMetrics;
+  store: SnapshotStore;
+  logger: Logger;
+}
+
+/**
+ * Owns timing: every (server, collector) polls on its own interval with jitter and a deadline below the
+ * interval; a poll still running is never started twice. Results replace the collector's series whole.
+ */
+export class Scheduler {
+  readonly runtimes: ServerRuntime[];
+  private readonly jobs: Job[] = [];
+  private stopped = false;
+  private readyResolve!: () => void;
+  /** Resolves once every job has finished its first poll, successful or not. */
+  readonly firstCycle = new Promise<void>((r) => (this.readyResolve = r));
+
+  constructor(private readonly o: SchedulerOptions) {
+    const intervals = o.collectors.map((c) => o.intervalOf(c));
+    const discoveryAge = Math.max(1, Math.min(...intervals, o.config.poll.interval) * 0.9);
+    this.runtimes = o.servers.map(
+      (t) => new ServerRuntime(t, o.config, discoveryAge, o.logger.child({ component: 'discovery', server: t.name }), o.self),
+    );
+    for (const runtime of this.runtimes) {
+      for (const collector of o.collectors) {
+        this.jobs.push({ runtime, collector, intervalMs: o.intervalOf(collector), again: false, polled: false });
+      }
+    }
+    if (this.jobs.length === 0) this.readyResolve();
+  }
+
+  get ready(): boolean {
+    return this.jobs.every((j) => j.polled);
+  }
+
+  start(): void {
+    for (const job of this.jobs) void this.run(job);
+  }
+
+  /** Polls the given collectors of one server now (a webhook saw a change); coalesces with a running poll. */
+  async refresh(server: string, collectors: string[]): Promise<void> {
+    const jobs = this.jobs.filter((j) => j.runtime.target.name === server && collectors.includes(j.collector.name));
+    jobs[0]?.runtime.discovery.invalidate();
+    await Promise.all(jobs.map((j) => this.pollNow(j)));
+  }
+
+  private async pollNow(job: Job): Promise<void> {
+    if (job.running) {
+      job.again = true;
+      await job.running;
+      if (job.running) await job.running;
+      return;
+    }
+    await this.run(job, false);
+  }
+
+  private run(job: Job, reschedule = true): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (job.running) return job.running;
+    if (reschedule && job.timer) clearTimeout(job.timer);
+    job.running = this.pollOnce(job).finally(() => {
+      job.running = undefined;
+      if (!job.polled) {
+        job.polled = true;
+        if (this.ready) this.readyResolve();
+      }
+      if (job.again && !this.stopped) {
+        job.again = false;
+        void this.run(job, false);
+      }
+    });
+    if (reschedule) this.schedule(job);
+    return job.running;
+  }
+
+  private schedule(job: Job): void {
+    if (this.stopped) return;
+    const jitter = this.o.config.poll.jitter;
+    const delay = job.intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
+    job.timer = setTimeout(() => void this.run(job), delay);
+  }
+
+  private async pollOnce(job: Job): Promise<void> {
+    const { runtime, collector } = job;
+    const server = runtime.target.name;
+    const labels = { server, collector: collector.name };
+    const log = this.o.logger.child({ component: 'collector', collector: collector.name, server });
+    // The deadline stays below the interval so a slow server cannot make polls pile up.
+    const signal = AbortSignal.timeout(Math.max(100, Math.floor(job.intervalMs * 0.9)));
+    const result = await runCollector(collector, runtime.context(signal, log));
+    const { self, store } = this.o;
+    self.collectorDuration.set(labels, result.seconds);
+    self.collectorSuccess.set(labels, result.ok ? 1 : 0);
+    self.up.set({ server }, result.reached ? 1 : 0);
+    if (result.ok) {
+      store.put(server, collector.name, result.set);
+      self.lastPoll.set(labels, Date.now() / 1000);
+      log.debug({ seconds: result.seconds, series: result.set.size }, 'poll done');
+    } else {
+      store.delete(server, collector.name);
+      log.warn({ reason: errorReason(result.error!), err: result.error!.message, seconds: result.seconds }, 'poll failed');
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const j of this.jobs) if (j.timer) clearTimeout(j.timer);
+    await Promise.allSettled(this.jobs.map((j) => j.running));
+    await Promise.all(this.runtimes.map((r) => r.close()));
+  }
+}

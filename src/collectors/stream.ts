@@ -1,0 +1,32 @@
+import { M } from '../metrics/definitions.js';
+import type { Collector } from './collector.js';
+import { addCurrentStats } from './current-stats.js';
+import { streamLabels } from './instance.js';
+
+const DEFS = {
+  uptime: M.streamUptime,
+  connections: M.streamConnections,
+  connectionsTotal: M.streamConnectionsTotal,
+  received: M.streamReceived,
+  sent: M.streamSent,
+  receiveRate: M.streamReceiveRate,
+  sendRate: M.streamSendRate,
+};
+
+/**
+ * `{I}/incomingstreams/{stream}/monitoring/current` per stream the instance list shows (the list is the
+ * truth for existence: the API answers 200 with zeros for streams that do not exist). One request per stream.
+ */
+export const streamCollector: Collector = {
+  name: 'stream',
+  description: 'per incoming stream traffic and viewers ({I}/incomingstreams/{stream}/monitoring/current)',
+  async poll(ctx, out) {
+    const topology = await ctx.discovery.get(ctx.signal);
+    await Promise.all(
+      topology.streams.map(async (s) => {
+        const stats = await ctx.limit(() => ctx.client.streamCurrent(s.vhost, s.app, s.instance, s.name, ctx.signal));
+        addCurrentStats(out, DEFS, streamLabels(ctx.server, s), stats);
+      }),
+    );
+  },
+};

@@ -1,0 +1,28 @@
+import { M } from '../metrics/definitions.js';
+import type { Collector } from './collector.js';
+import { addCurrentStats } from './current-stats.js';
+
+const DEFS = {
+  uptime: M.vhostUptime,
+  connections: M.vhostConnections,
+  connectionsTotal: M.vhostConnectionsTotal,
+  received: M.vhostReceived,
+  sent: M.vhostSent,
+  receiveRate: M.vhostReceiveRate,
+  sendRate: M.vhostSendRate,
+};
+
+/** `{V}/monitoring/current` per virtual host: connections by protocol, bytes in/out. One request per vhost. */
+export const vhostCollector: Collector = {
+  name: 'vhost',
+  description: 'virtual host connections and traffic ({V}/monitoring/current)',
+  async poll(ctx, out) {
+    const topology = await ctx.discovery.get(ctx.signal);
+    await Promise.all(
+      topology.vhosts.map(async (vhost) => {
+        const stats = await ctx.limit(() => ctx.client.vhostCurrent(vhost, ctx.signal));
+        addCurrentStats(out, DEFS, { server: ctx.server, vhost }, stats);
+      }),
+    );
+  },
+};

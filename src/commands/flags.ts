@@ -1,0 +1,64 @@
+import type { Argv } from 'yargs';
+import { COLLECTOR_NAMES, type CollectorName } from '../config/schema.js';
+import type { ConfigFlags } from '../config/load.js';
+
+/** The `--wowza.*` connection flags shared by serve, logs, webhooks and doctor. */
+export function withWowzaFlags<T>(y: Argv<T>) {
+  return y
+    .option('config', { type: 'string', describe: 'YAML config file (flags override it)', group: 'General:' })
+    .option('wowza.url', { type: 'string', array: true, describe: 'WSE REST API base URL, repeatable (default http://127.0.0.1:8087)', group: 'Wowza:' })
+    .option('wowza.username', { type: 'string', describe: 'REST API user', group: 'Wowza:' })
+    .option('wowza.password-file', { type: 'string', describe: 'file with the password (or env WOWZA_PASSWORD)', group: 'Wowza:' })
+    .option('wowza.auth', { type: 'string', choices: ['auto', 'basic', 'digest'], describe: 'authentication scheme (default auto: what the server asks for)', group: 'Wowza:' })
+    .option('wowza.timeout', { type: 'string', describe: 'deadline per API request (default 5s)', group: 'Wowza:' })
+    .option('wowza.insecure-skip-verify', { type: 'boolean', describe: 'accept any TLS certificate (test servers only)', group: 'Wowza:' })
+    .option('wowza.ca-file', { type: 'string', describe: 'PEM CA file for a server with a private or self-signed certificate', group: 'Wowza:' })
+    .option('log.level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], describe: 'log level (default info)', group: 'General:' })
+    .option('log.format', { type: 'string', choices: ['json', 'logfmt'], describe: 'log format (default json)', group: 'General:' });
+}
+
+/** The flags only `serve` has. */
+export function withServeFlags<T>(y: Argv<T>) {
+  let out = withWowzaFlags(y)
+    .option('web.listen-address', { type: 'string', describe: 'address for /metrics and /probe (default :9935)', group: 'Web:' })
+    .option('web.config.file', { type: 'string', describe: 'exporter-toolkit web config (TLS, basic auth)', group: 'Web:' })
+    .option('poll.interval', { type: 'string', describe: 'how often collectors poll (default 15s)', group: 'Polling:' })
+    .option('poll.concurrency', { type: 'number', describe: 'parallel API requests per server (default 8)', group: 'Polling:' })
+    .option('video.url', { type: 'string', describe: 'Wowza Video API base URL', group: 'Wowza Video:' })
+    .option('video.token-file', { type: 'string', describe: 'file with the Wowza Video API token (or env WOWZA_VIDEO_TOKEN)', group: 'Wowza Video:' });
+  for (const name of COLLECTOR_NAMES) {
+    out = out.option(`collector.${name}`, { type: 'boolean', describe: `enable the ${name} collector (--no-collector.${name} to disable)`, group: 'Collectors:' });
+  }
+  return out;
+}
+
+type Args = Record<string, unknown>;
+const str = (a: Args, k: string) => (a[k] === undefined ? undefined : String(a[k]));
+
+export function configFlagsFrom(a: Args): ConfigFlags {
+  const collectors: Partial<Record<CollectorName, boolean>> = {};
+  for (const name of COLLECTOR_NAMES) {
+    const v = a[`collector.${name}`];
+    if (typeof v === 'boolean') collectors[name] = v;
+  }
+  const urls = a['wowza.url'] as string[] | undefined;
+  return {
+    config: str(a, 'config'),
+    wowzaUrl: urls?.flatMap((u) => String(u).split(',')).filter((u) => u !== ''),
+    wowzaUsername: str(a, 'wowza.username'),
+    wowzaPasswordFile: str(a, 'wowza.password-file'),
+    wowzaAuth: str(a, 'wowza.auth'),
+    wowzaTimeout: str(a, 'wowza.timeout'),
+    wowzaInsecureSkipVerify: a['wowza.insecure-skip-verify'] as boolean | undefined,
+    wowzaCaFile: str(a, 'wowza.ca-file'),
+    listenAddress: str(a, 'web.listen-address'),
+    webConfigFile: str(a, 'web.config.file'),
+    pollInterval: str(a, 'poll.interval'),
+    pollConcurrency: a['poll.concurrency'] as number | undefined,
+    logLevel: str(a, 'log.level'),
+    logFormat: str(a, 'log.format'),
+    collectors,
+    videoUrl: str(a, 'video.url'),
+    videoTokenFile: str(a, 'video.token-file'),
+  };
+}

@@ -1,0 +1,254 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import type { WowzaTarget } from '../wowza/client.js';
+import { ConfigError, describeIssues } from './errors.js';
+import { COLLECTOR_NAMES, ConfigSchema, type CollectorName, type Config, type ModuleConfig, type ServerConfig } from './schema.js';
+import { readSecretFile } from './secrets.js';
+
+/** The command-line flags that map onto config keys (undefined = not given, the file or default applies). */
+export interface ConfigFlags {
+  config?: string;
+  wowzaUrl?: string[];
+  wowzaUsername?: string;
+  wowzaPasswordFile?: string;
+  wowzaAuth?: string;
+  wowzaTimeout?: string;
+  wowzaInsecureSkipVerify?: boolean;
+  wowzaCaFile?: string;
+  listenAddress?: string;
+  webConfigFile?: string;
+  pollInterval?: string;
+  pollConcurrency?: number;
+  logLevel?: string;
+  logFormat?: string;
+  collectors?: Partial<Record<CollectorName, boolean>>;
+  videoUrl?: string;
+  videoTokenFile?: string;
+}
+
+const DEFAULT_URL = 'http://127.0.0.1:8087';
+
+export type Warn = (msg: string, meta: object) => void;
+
+export interface ProbeModule {
+  config: ModuleConfig;
+  password?: string;
+  allowed: RegExp[];
+}
+
+export interface RuntimeConfig {
+  config: Config;
+  servers: WowzaTarget[];
+  modules: Map<string, ProbeModule>;
+  videoToken?: string;
+  webhookSecret?: string;
+  /** Enabled state and interval (ms) per collector. */
+  collectors: Record<CollectorName, { enabled: boolean; intervalMs: number }>;
+}
+
+/** Collectors that run unless turned off; `logs` and `video` need configuration first. */
+const DEFAULT_ENABLED: Record<CollectorName, boolean> = {
+  machine: true,
+  status: true,
+  vhost: true,
+  application: true,
+  instance: true,
+  stream: true,
+  logs: true,
+  video: true,
+};
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`--config: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`${path}: invalid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${path}: the top level must be a mapping of keys`);
+  return doc as Record<string, unknown>;
+}
+
+function obj(parent: Record<string, unknown>, key: string): Record<string, unknown> {
+  const v = parent[key];
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  const fresh: Record<string, unknown> = {};
+  if (v === undefined) parent[key] = fresh;
+  else return fresh; // a wrong type stays for the schema to report
+  return fresh;
+}
+
+/** Flags win over the file: applies them onto the raw document before validation. */
+function applyFlags(doc: Record<string, unknown>, f: ConfigFlags): void {
+  const connection: Record<string, unknown> = {};
+  if (f.wowzaUsername !== undefined) connection.username = f.wowzaUsername;
+  if (f.wowzaPasswordFile !== undefined) connection.password_file = f.wowzaPasswordFile;
+  if (f.wowzaAuth !== undefined) connection.auth = f.wowzaAuth;
+  if (f.wowzaTimeout !== undefined) connection.timeout = f.wowzaTimeout;
+  const tls: Record<string, unknown> = {};
+  if (f.wowzaCaFile !== undefined) tls.ca_file = f.wowzaCaFile;
+  if (f.wowzaInsecureSkipVerify !== undefined) tls.insecure_skip_verify = f.wowzaInsecureSkipVerify;
+
+  // Without servers in the file, the flags describe the one default server.
+  const urls = f.wowzaUrl && f.wowzaUrl.length > 0 ? f.wowzaUrl : doc.servers === undefined ? [DEFAULT_URL] : undefined;
+  if (urls) {
+    doc.servers = urls.map((url) => ({ url, ...connection, ...(Object.keys(tls).length ? { tls } : {}) }));
+  } else if (Array.isArray(doc.servers)) {
+    for (const s of doc.servers as Array<Record<string, unknown>>) {
+      if (s === null || typeof s !== 'object') continue;
+      Object.assign(s, connection);
+      if (Object.keys(tls).length) s.tls = { ...(typeof s.tls === 'object' && s.tls ? s.tls : {}), ...tls };
+    }
+  }
+  if (f.listenAddress !== undefined) obj(doc, 'web').listen_address = f.listenAddress;
+  if (f.webConfigFile !== undefined) obj(doc, 'web').config_file = f.webConfigFile;
+  if (f.pollInterval !== undefined) obj(doc, 'poll').interval = f.pollInterval;
+  if (f.pollConcurrency !== undefined) obj(doc, 'poll').concurrency = f.pollConcurrency;
+  if (f.logLevel !== undefined) obj(doc, 'log').level = f.logLevel;
+  if (f.logFormat !== undefined) obj(doc, 'log').format = f.logFormat;
+  if (f.videoUrl !== undefined) obj(doc, 'video').url = f.videoUrl;
+  if (f.videoTokenFile !== undefined) obj(doc, 'video').token_file = f.videoTokenFile;
+  for (const [name, on] of Object.entries(f.collectors ?? {})) {
+    if (on === undefined) continue;
+    const collectors = obj(doc, 'collectors');
+    const current = collectors[name];
+    collectors[name] = current !== null && typeof current === 'object' ? { ...current, enabled: on } : on;
+  }
+}
+
+/** Keys a mapping at `path` accepts, for "did you mean" hints. */
+function knownKeysAt(path: ReadonlyArray<PropertyKey>): string[] {
+  let schema: z.ZodType = ConfigSchema;
+  for (const p of path) {
+    schema = unwrap(schema);
+    const def = (schema as unknown as { def: Record<string, unknown> }).def;
+    if (typeof p === 'number' && def.type === 'array') schema = def.element as z.ZodType;
+    else if (def.type === 'object') schema = (def.shape as Record<string, z.ZodType>)[String(p)] ?? schema;
+    else if (def.type === 'record') schema = def.valueType as z.ZodType;
+  }
+  const def = (unwrap(schema) as unknown as { def: Record<string, unknown> }).def;
+  return def.type === 'object' ? Object.keys(def.shape as object) : [];
+}
+
+function unwrap(s: z.ZodType): z.ZodType {
+  let cur = s as unknown as { def: { type: string; innerType?: z.ZodType; in?: z.ZodType } };
+  for (let i = 0; i < 10; i++) {
+    if (cur.def.innerType) cur = cur.def.innerType as never;
+    else if (cur.def.type === 'pipe' && cur.def.in) cur = cur.def.in as never;
+    else break;
+  }
+  return cur as unknown as z.ZodType;
+}
+
+export function defaultServerName(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+}
+
+/** Validates the merged document (file, then flags) into a Config, or throws ConfigError naming each bad key. */
+export function parseConfig(doc: Record<string, unknown>, source = 'config'): Config {
+  const parsed = ConfigSchema.safeParse(doc);
+  if (!parsed.success) {
+    const lines = describeIssues(parsed.error, knownKeysAt);
+    throw new ConfigError(`invalid ${source}:\n  ${lines.join('\n  ')}`);
+  }
+  return parsed.data;
+}
+
+export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, warn: Warn = () => {}): RuntimeConfig {
+  const doc = flags.config ? readConfigFile(flags.config) : {};
+  applyFlags(doc, flags);
+  const config = parseConfig(doc, flags.config ? `config ${flags.config}` : 'flags');
+  return resolveConfig(config, env, warn);
+}
+
+/** Reads secret files, fills defaults that depend on other keys, and checks cross-field rules. */
+export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.env, warn: Warn = () => {}): RuntimeConfig {
+  const servers = config.servers.length > 0 ? config.servers : [ConfigSchemaServerDefault()];
+  const names = new Set<string>();
+  const targets = servers.map((s, i) => {
+    const name = s.name ?? defaultServerName(s.url);
+    if (names.has(name)) throw new ConfigError(`servers[${i}].name: "${name}" is used twice; give each server a unique name`);
+    names.add(name);
+    return toTarget(s, name, `servers[${i}]`, config, env, warn);
+  });
+
+  const intervalOf = (n: CollectorName) => {
+    const t = config.collectors[n];
+    return typeof t === 'object' && t.interval !== undefined ? t.interval : n === 'video' ? config.video.interval : config.poll.interval;
+  };
+  const enabledOf = (n: CollectorName) => {
+    const t = config.collectors[n];
+    if (t === undefined) return DEFAULT_ENABLED[n];
+    return typeof t === 'boolean' ? t : t.enabled;
+  };
+  const collectors = Object.fromEntries(
+    COLLECTOR_NAMES.map((n) => [n, { enabled: enabledOf(n), intervalMs: intervalOf(n) }]),
+  ) as RuntimeConfig['collectors'];
+
+  for (const t of targets) {
+    if (t.timeoutMs >= config.poll.interval) {
+      throw new ConfigError(`timeout of server ${t.name} (${t.timeoutMs} ms) must be shorter than poll.interval (${config.poll.interval} ms)`);
+    }
+  }
+
+  const modules = new Map<string, ProbeModule>();
+  for (const [name, m] of Object.entries(config.modules)) {
+    const password = m.password_file ? readSecretFile(m.password_file, `modules.${name}.password_file`, warn) : env.WOWZA_PASSWORD;
+    modules.set(name, { config: m, password, allowed: m.allowed_targets.map((p) => new RegExp(`^(?:${p})$`)) });
+  }
+
+  let videoToken: string | undefined;
+  if (config.video.token_file) videoToken = readSecretFile(config.video.token_file, 'video.token_file', warn);
+  else if (env.WOWZA_VIDEO_TOKEN) videoToken = env.WOWZA_VIDEO_TOKEN;
+  if (!videoToken) collectors.video.enabled = false;
+
+  const webhookSecret = config.webhooks.secret_file ? readSecretFile(config.webhooks.secret_file, 'webhooks.secret_file', warn) : undefined;
+
+  return { config, servers: targets, modules, videoToken, webhookSecret, collectors };
+}
+
+function ConfigSchemaServerDefault(): ServerConfig {
+  return ConfigSchema.shape.servers.parse([{ url: DEFAULT_URL }])[0]!;
+}
+
+function toTarget(s: ServerConfig, name: string, field: string, config: Config, env: NodeJS.ProcessEnv, warn: Warn): WowzaTarget {
+  const password = s.password_file ? readSecretFile(s.password_file, `${field}.password_file`, warn) : env.WOWZA_PASSWORD;
+  return {
+    name,
+    url: s.url,
+    username: s.username,
+    password,
+    auth: s.auth,
+    timeoutMs: s.timeout ?? config.poll.timeout,
+    maxResponseBytes: s.max_response_size,
+    tls: { caFile: s.tls.ca_file, insecureSkipVerify: s.tls.insecure_skip_verify },
+    serverName: s.server_name,
+    connections: config.poll.concurrency,
+  };
+}
+
+/** A probe target built from a module: the URL comes from the request, everything else from the module. */
+export function moduleTarget(module: ProbeModule, url: string, timeoutMs: number): WowzaTarget {
+  const m = module.config;
+  return {
+    name: defaultServerName(url),
+    url,
+    username: m.username,
+    password: module.password,
+    auth: m.auth,
+    timeoutMs: Math.min(m.timeout ?? timeoutMs, timeoutMs),
+    maxResponseBytes: m.max_response_size,
+    tls: { caFile: m.tls.ca_file, insecureSkipVerify: m.tls.insecure_skip_verify },
+    serverName: m.server_name,
+    connections: 8,
+  };
+}

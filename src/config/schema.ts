@@ -1,0 +1,182 @@
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+
+/** Durations as `15s`, `2m`, `500ms` (or a bare number of seconds), turned into milliseconds. */
+export const Duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  try {
+    return parseDuration(v);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+    return z.NEVER;
+  }
+});
+
+/** Sizes as `32MiB`, `1MB`, `512KiB` or a number of bytes. */
+export const ByteSize = z.union([z.string(), z.number().int().nonnegative()]).transform((v, ctx) => {
+  if (typeof v === 'number') return v;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(B|KB|KiB|MB|MiB|GB|GiB)?\s*$/i.exec(v);
+  if (!m) {
+    ctx.addIssue({ code: 'custom', message: `invalid size "${v}": use bytes or a unit like 512KiB, 32MiB` });
+    return z.NEVER;
+  }
+  const unit = (m[2] ?? 'B').toLowerCase();
+  const mult: Record<string, number> = { b: 1, kb: 1e3, kib: 1024, mb: 1e6, mib: 1024 ** 2, gb: 1e9, gib: 1024 ** 3 };
+  return Math.round(Number(m[1]) * mult[unit]!);
+});
+
+export const Regex = z.string().superRefine((v, ctx) => {
+  try {
+    new RegExp(v);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `invalid regular expression: ${(err as Error).message}` });
+  }
+});
+
+const HttpUrl = z.string().superRefine((v, ctx) => {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `not a URL: "${v}" (expected like http://127.0.0.1:8087)` });
+    return;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `URL must be http or https, got ${u.protocol}` });
+  if (u.username || u.password) ctx.addIssue({ code: 'custom', message: 'credentials do not belong in the URL: use username and password_file' });
+});
+
+export const AuthModeSchema = z.enum(['auto', 'basic', 'digest']);
+
+export const TlsSchema = z.strictObject({
+  /** PEM file with the CA (or the self-signed certificate) that signed the server's certificate. */
+  ca_file: z.string().min(1).optional(),
+  /** Accept any certificate. For test servers only. */
+  insecure_skip_verify: z.boolean().default(false),
+});
+
+/** How to reach and authenticate against one WSE server. */
+const Connection = {
+  username: z.string().optional(),
+  /** File holding the password (trailing newline ignored). Falls back to env WOWZA_PASSWORD. */
+  password_file: z.string().min(1).optional(),
+  auth: AuthModeSchema.default('auto'),
+  /** Deadline for one API request, headers and body. */
+  timeout: Duration.optional(),
+  /** The `{serverName}` path segment of the API. */
+  server_name: z.string().min(1).default('_defaultServer_'),
+  tls: TlsSchema.default({ insecure_skip_verify: false }),
+  /** Responses larger than this are refused while streaming. */
+  max_response_size: ByteSize.default(32 * 1024 * 1024),
+};
+
+export const ServerSchema = z.strictObject({
+  /** The `server` label; default `host:port` of the URL. */
+  name: z.string().min(1).optional(),
+  url: HttpUrl,
+  ...Connection,
+});
+
+export const ModuleSchema = z.strictObject({
+  ...Connection,
+  /**
+   * Regular expressions (anchored) a /probe target URL must match before this module's credentials are
+   * sent to it. Required: a probe endpoint must not hand credentials to any URL a caller names.
+   */
+  allowed_targets: z.array(Regex).min(1, 'allowed_targets needs at least one pattern'),
+});
+
+const NameFilter = z
+  .strictObject({
+    /** Only names matching this (anchored) regex are kept. */
+    include: Regex.optional(),
+    /** Names matching this (anchored) regex are dropped. */
+    exclude: Regex.optional(),
+  })
+  .default({});
+
+const CollectorToggle = z.union([
+  z.boolean(),
+  z.strictObject({ enabled: z.boolean().default(true), interval: Duration.optional() }),
+]);
+
+export const COLLECTOR_NAMES = ['machine', 'status', 'vhost', 'application', 'instance', 'stream', 'logs', 'video'] as const;
+export type CollectorName = (typeof COLLECTOR_NAMES)[number];
+
+export const ConfigSchema = z.strictObject({
+  servers: z.array(ServerSchema).default([]),
+  web: z
+    .strictObject({
+      listen_address: z.string().default(':9935'),
+      /** Prometheus exporter-toolkit web config (TLS, basic auth). */
+      config_file: z.string().optional(),
+    })
+    .default({ listen_address: ':9935' }),
+  poll: z
+    .strictObject({
+      interval: Duration.default(15_000),
+      /** Request deadline when a server sets none; capped below the interval. */
+      timeout: Duration.default(5_000),
+      /** Parallel API requests per server. */
+      concurrency: z.number().int().min(1).max(256).default(8),
+      /** Random delay added to each poll start, as a share of the interval. */
+      jitter: z.number().min(0).max(0.5).default(0.1),
+    })
+    .default({ interval: 15_000, timeout: 5_000, concurrency: 8, jitter: 0.1 }),
+  collectors: z.partialRecord(z.enum(COLLECTOR_NAMES), CollectorToggle).default({}),
+  discovery: z
+    .strictObject({
+      vhosts: NameFilter,
+      applications: NameFilter,
+      streams: NameFilter,
+      renditions: z
+        .strictObject({
+          /** `label`: report under the base stream with a `rendition` label; `drop`: leave out; `stream`: as streams of their own. */
+          mode: z.enum(['label', 'drop', 'stream']).default('label'),
+          /** A stream `<base>_<suffix>` is a rendition when `<base>` exists and the suffix matches this. */
+          suffix_pattern: Regex.default('^(?:\\d{3,4}p\\d*|\\d+k|source|audio|aac|mp3)$'),
+        })
+        .default({ mode: 'label', suffix_pattern: '^(?:\\d{3,4}p\\d*|\\d+k|source|audio|aac|mp3)$' }),
+      /** Streams beyond this per server are dropped (counted in wowza_exporter_streams_dropped). */
+      max_streams_per_server: z.number().int().min(1).default(5000),
+    })
+    .default({
+      vhosts: {},
+      applications: {},
+      streams: {},
+      renditions: { mode: 'label', suffix_pattern: '^(?:\\d{3,4}p\\d*|\\d+k|source|audio|aac|mp3)$' },
+      max_streams_per_server: 5000,
+    }),
+  /** Credentials and target allow-lists for /probe. */
+  modules: z.record(z.string().min(1), ModuleSchema).default({}),
+  video: z
+    .strictObject({
+      url: HttpUrl.default('https://api.video.wowza.com/api/v1.11'),
+      /** File with the Wowza Video API access token. Falls back to env WOWZA_VIDEO_TOKEN. */
+      token_file: z.string().min(1).optional(),
+      interval: Duration.default(60_000),
+    })
+    .default({ url: 'https://api.video.wowza.com/api/v1.11', interval: 60_000 }),
+  /** Receiver for WSE webhook deliveries on the exporter's HTTP server. */
+  webhooks: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      path: z.string().regex(/^\/[\w\-/.]*$/, 'path must start with / and contain only URL-safe characters').default('/webhooks/wowza'),
+      /** File with the HS256 secret the webhook target is configured with; without it tokens are not checked. */
+      secret_file: z.string().min(1).optional(),
+      /** Tolerance for `exp`/`nbf` of the JWT. */
+      clock_skew: Duration.default(30_000),
+      /** How many recent event ids are remembered to drop redeliveries. */
+      dedupe_window: z.number().int().min(1).max(1_000_000).default(10_000),
+    })
+    .default({ enabled: false, path: '/webhooks/wowza', clock_skew: 30_000, dedupe_window: 10_000 }),
+  log: z
+    .strictObject({
+      level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+      format: z.enum(['json', 'logfmt']).default('json'),
+    })
+    .default({ level: 'info', format: 'json' }),
+});
+
+export type ConfigInput = z.input<typeof ConfigSchema>;
+export type Config = z.output<typeof ConfigSchema>;
+export type ServerConfig = z.output<typeof ServerSchema>;
+export type ModuleConfig = z.output<typeof ModuleSchema>;

@@ -1,0 +1,18 @@
+/** One line of the doctor's report. */
+export interface CheckResult {
+  /** Short name: `dns`, `tcp`, `tls`, `http`, `auth`, `content-type`, `version`, `discovery`, `cost`, `logs`. */
+  check: string;
+  status: 'pass' | 'fail' | 'warn';
+  /** What was found, one sentence. */
+  message: string;
+  /** What to do about it, one sentence (fail and warn only). */
+  fix?: string;
+  /** Machine-readable facts for --json. */
+  details?: Record<string, unknown>;
+}
+
+const MARK = { pass: '✔', fail: '✖', warn: '!' } as const;
+
+export function formatResult(r: CheckResult): string {
+  return `${MARK[r.status]} ${r.check}: ${r.message}${r.fix ? `\n    → ${r.fix}` : ''}`;
+}

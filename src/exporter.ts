@@ -1,0 +1,135 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { wseCollectorsEnabled } from './collectors/registry.js';
+import { Scheduler } from './collectors/scheduler.js';
+import type { RuntimeConfig } from './config/load.js';
+import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from './http/probe.js';
+import { sendMetrics, sendText, startExporterServer, type RouteHandler } from './http/server.js';
+import type { Logger } from './logger.js';
+import { createSelfMetrics, type SelfMetrics } from './metrics/self-metrics.js';
+import { SnapshotStore } from './metrics/snapshot-store.js';
+import type { WebhookEvent } from './webhooks/event.js';
+import { createWebhookReceiver } from './webhooks/receiver.js';
+
+/** Collectors whose view a stream or application event changes. */
+const REFRESHED_BY_EVENTS = ['application', 'instance', 'stream'];
+
+export interface Exporter {
+  url: string;
+  scheduler: Scheduler;
+  self: SelfMetrics;
+  store: SnapshotStore;
+  /** Adds a route (webhook receiver, ...) before or after start. */
+  routes: Map<string, RouteHandler>;
+  /** The /metrics body. */
+  scrape(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Starts collectors and the HTTP server for a validated configuration. */
+export interface ExporterExtras {
+  selfMetrics?: SelfMetrics;
+  /** Receives accepted webhook events (the log sinks, so events land beside the logs). */
+  forwardEvent?: (server: string, event: WebhookEvent) => Promise<void> | void;
+}
+
+export async function startExporter(runtime: RuntimeConfig, logger: Logger, extra: ExporterExtras = {}): Promise<Exporter> {
+  const self = extra.selfMetrics ?? createSelfMetrics();
+  const store = new SnapshotStore();
+  const collectors = wseCollectorsEnabled(runtime.collectors);
+  const scheduler = new Scheduler({
+    config: runtime.config,
+    servers: runtime.servers,
+    collectors,
+    intervalOf: (c) => runtime.collectors[c.name].intervalMs,
+    self,
+    store,
+    logger,
+  });
+  for (const s of runtime.servers) self.up.set({ server: s.name }, 0);
+
+  const scrape = async () => {
+    const own = await self.registry.metrics();
+    const wowza = store.render();
+    return wowza + (own.endsWith('\n') || own === '' ? own : own + '\n');
+  };
+
+  const routes = new Map<string, RouteHandler>();
+  routes.set('/metrics', async (req, res) => sendMetrics(req, res, await scrape()));
+  routes.set('/-/healthy', (_req, res) => sendText(res, 200, 'OK\n'));
+  routes.set('/-/ready', (_req, res) =>
+    scheduler.ready ? sendText(res, 200, 'ready\n') : sendText(res, 503, 'not ready: the first poll has not completed yet\n'),
+  );
+  routes.set('/probe', async (req: IncomingMessage, res: ServerResponse, url: URL) => {
+    let resolved;
+    try {
+      resolved = resolveProbe(runtime, url.searchParams);
+    } catch (err) {
+      if (err instanceof ProbeRequestError) {
+        sendText(res, 400, `${err.message}\n`);
+        return;
+      }
+      throw err;
+    }
+    const deadline = probeDeadlineMs(req.headers['x-prometheus-scrape-timeout-seconds'] as string | undefined);
+    const body = await probe(runtime, resolved, collectors, deadline, logger.child({ component: 'probe' }), (endpoint, code) =>
+      self.apiRequests.inc({ server: `probe:${resolved.moduleName}`, endpoint, code }),
+    );
+    await sendMetrics(req, res, body);
+  });
+
+  const wh = runtime.config.webhooks;
+  if (wh.enabled) {
+    const names = new Set(runtime.servers.map((t) => t.name));
+    routes.set(
+      wh.path,
+      createWebhookReceiver({
+        secret: runtime.webhookSecret,
+        clockSkewSeconds: wh.clock_skew / 1000,
+        dedupeWindow: wh.dedupe_window,
+        registry: self.registry,
+        logger,
+        // Only configured names become label values: a query string must not mint new series.
+        resolveServer: (query, event) => {
+          const asked = query.get('server') ?? event.source ?? '';
+          if (names.has(asked)) return asked;
+          return runtime.servers.length === 1 ? runtime.servers[0]!.name : 'unknown';
+        },
+        onEvent: async (server, event) => {
+          const refresh = names.has(server) && (event.name.startsWith('stream.') || event.name.startsWith('app.'));
+          await Promise.all([
+            extra.forwardEvent?.(server, event),
+            refresh ? scheduler.refresh(server, REFRESHED_BY_EVENTS) : undefined,
+          ]);
+        },
+      }),
+    );
+  }
+
+  const http = await startExporterServer({
+    listenAddress: runtime.config.web.listen_address,
+    logger,
+    routes,
+    links: [
+      { path: '/metrics', text: 'Metrics' },
+      { path: '/probe?target=http://127.0.0.1:8087&module=default', text: 'Probe (needs a module)' },
+      { path: '/-/healthy', text: 'Health' },
+      { path: '/-/ready', text: 'Readiness' },
+      ...(wh.enabled ? [{ path: wh.path, text: 'Webhook receiver (POST)' }] : []),
+    ],
+  });
+  scheduler.start();
+  logger.info({ url: http.url, servers: runtime.servers.map((s) => s.name), collectors: collectors.map((c) => c.name) }, 'exporter listening');
+
+  return {
+    url: http.url,
+    scheduler,
+    self,
+    store,
+    routes,
+    scrape,
+    async close() {
+      await scheduler.stop();
+      await http.close();
+    },
+  };
+}

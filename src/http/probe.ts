@@ -1,0 +1,87 @@
+import pLimit from 'p-limit';
+import type { Collector } from '../collectors/collector.js';
+import { Discovery } from '../collectors/discovery.js';
+import { errorReason, runCollector } from '../collectors/scheduler.js';
+import { moduleTarget, type RuntimeConfig } from '../config/load.js';
+import type { Logger } from '../logger.js';
+import { M, PROBE } from '../metrics/definitions.js';
+import { mergeRendered, renderSet } from '../metrics/exposition.js';
+import { MetricSet } from '../metrics/metric-set.js';
+import { WowzaClient, type RequestObserver } from '../wowza/client.js';
+import { redactUrl } from '../wowza/redact.js';
+
+export class ProbeRequestError extends Error {}
+
+/** Margin kept from Prometheus' scrape timeout so the answer arrives before Prometheus gives up. */
+const SCRAPE_TIMEOUT_MARGIN_MS = 500;
+const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
+
+export function probeDeadlineMs(header: string | undefined): number {
+  const seconds = header === undefined ? NaN : Number(header);
+  if (!Number.isFinite(seconds) || seconds <= 0) return DEFAULT_PROBE_TIMEOUT_MS;
+  return Math.max(200, seconds * 1000 - SCRAPE_TIMEOUT_MARGIN_MS);
+}
+
+/**
+ * Validates `target` and `module` before any request: the module's credentials go only to URLs its
+ * allow-list matches.
+ */
+export function resolveProbe(runtime: RuntimeConfig, params: URLSearchParams) {
+  const target = params.get('target');
+  if (!target) throw new ProbeRequestError('missing "target" parameter, e.g. /probe?target=http://wowza.example:8087&module=default');
+  if (target.length > 2048) throw new ProbeRequestError('"target" is longer than 2048 characters');
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? target : `http://${target}`);
+  } catch {
+    throw new ProbeRequestError(`"target" is not a URL: ${JSON.stringify(redactUrl(target).slice(0, 200))}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ProbeRequestError('"target" must be an http or https URL');
+  if (url.username || url.password) throw new ProbeRequestError('"target" must not carry credentials; modules hold them');
+  const moduleName = params.get('module') ?? 'default';
+  const module = runtime.modules.get(moduleName);
+  if (!module) {
+    const known = [...runtime.modules.keys()];
+    throw new ProbeRequestError(`unknown module "${moduleName.slice(0, 100)}"${known.length ? ` (configured: ${known.join(', ')})` : ' (no modules configured: add a modules: section)'}`);
+  }
+  const normalized = url.origin;
+  if (!module.allowed.some((re) => re.test(normalized))) {
+    throw new ProbeRequestError(`target ${normalized} is not in the allowed_targets of module "${moduleName}"`);
+  }
+  return { url: normalized, module, moduleName };
+}
+
+/** Polls one target now into fresh sets and renders them; nothing leaks into /metrics. */
+export async function probe(
+  runtime: RuntimeConfig,
+  resolved: ReturnType<typeof resolveProbe>,
+  collectors: Collector[],
+  deadlineMs: number,
+  log: Logger,
+  onRequest?: RequestObserver,
+): Promise<string> {
+  const started = performance.now();
+  const target = moduleTarget(resolved.module, resolved.url, deadlineMs);
+  const client = new WowzaClient(target, { onRequest });
+  const limit = pLimit(runtime.config.poll.concurrency);
+  const signal = AbortSignal.timeout(deadlineMs);
+  const discovery = new Discovery(client, limit, runtime.config.discovery, deadlineMs, log);
+  const server = target.name;
+  try {
+    const ctx = { client, server, limit, signal, discovery, log };
+    const results = await Promise.all(collectors.map((c) => runCollector(c, ctx)));
+    const meta = new MetricSet();
+    let reached = results.length > 0;
+    for (const r of results) {
+      meta.add(PROBE.collectorSuccess, { server, collector: r.collector }, r.ok ? 1 : 0);
+      meta.add(PROBE.collectorDuration, { server, collector: r.collector }, r.seconds);
+      if (!r.reached) reached = false;
+      if (!r.ok) log.warn({ target: resolved.url, collector: r.collector, reason: errorReason(r.error!), err: r.error!.message }, 'probe collector failed');
+    }
+    meta.add(M.up, { server }, reached ? 1 : 0);
+    meta.add(PROBE.probeDuration, { server }, (performance.now() - started) / 1000);
+    return mergeRendered([meta, ...results.map((r) => r.set)].map(renderSet));
+  } finally {
+    await client.close();
+  }
+}

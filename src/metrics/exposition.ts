@@ -1,0 +1,60 @@
+import type { MetricDef } from './definitions.js';
+import type { Labels, MetricSet } from './metric-set.js';
+
+function escapeLabel(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+}
+
+function escapeHelp(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
+export function formatValue(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  return String(v);
+}
+
+function formatLabels(labels: Labels): string {
+  let out = '';
+  for (const k in labels) {
+    const v = labels[k]!;
+    if (v === '') continue; // an empty label value is the same as no label
+    out += (out ? ',' : '') + k + '="' + escapeLabel(v) + '"';
+  }
+  return out ? '{' + out + '}' : '';
+}
+
+/** Sample lines of one family, rendered once when a poll's set is stored and reused by every scrape. */
+export type RenderedSet = Map<string, { def: MetricDef; lines: string }>;
+
+export function renderSet(set: MetricSet): RenderedSet {
+  const out: RenderedSet = new Map();
+  for (const [name, family] of set.families) {
+    let lines = '';
+    for (const s of family.samples) lines += name + formatLabels(s.labels) + ' ' + formatValue(s.value) + '\n';
+    out.set(name, { def: family.def, lines });
+  }
+  return out;
+}
+
+/**
+ * Merges rendered sets into one exposition: each family's HELP and TYPE once, followed by its samples from
+ * every set (several servers and collectors feed the same family).
+ */
+export function mergeRendered(sets: Iterable<RenderedSet>): string {
+  const byName = new Map<string, { def: MetricDef; parts: string[] }>();
+  for (const set of sets) {
+    for (const [name, { def, lines }] of set) {
+      let entry = byName.get(name);
+      if (!entry) byName.set(name, (entry = { def, parts: [] }));
+      entry.parts.push(lines);
+    }
+  }
+  const chunks: string[] = [];
+  for (const [name, { def, parts }] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    chunks.push(`# HELP ${name} ${escapeHelp(def.help)}\n# TYPE ${name} ${def.type}\n`, ...parts);
+  }
+  return chunks.join('');
+}

@@ -1,0 +1,273 @@
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { Authenticator, type AuthMode } from './auth.js';
+import { EP, fillPath, type EndpointTemplate } from './endpoints.js';
+import {
+  WowzaAbortedError,
+  WowzaAuthError,
+  WowzaError,
+  WowzaHttpError,
+  WowzaNetworkError,
+  WowzaTimeoutError,
+  WowzaTooLargeError,
+  WowzaUnparsableError,
+  type CallSite,
+} from './errors.js';
+import { redactUrl } from './redact.js';
+import {
+  ApplicationList,
+  CurrentStats,
+  ErrorBody,
+  InstanceList,
+  LogFileList,
+  LogPageBody,
+  LogTypeList,
+  MachineCurrent,
+  ServerStatus,
+  VHostList,
+} from './schemas.js';
+import { BodyTooLargeError, createAgent, exchange, type TlsSettings } from './transport.js';
+
+export interface WowzaTarget {
+  /** Configured server name: the `server` label. */
+  name: string;
+  /** Base URL, e.g. `http://127.0.0.1:8087`. */
+  url: string;
+  username?: string;
+  password?: string;
+  auth: AuthMode;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  tls?: TlsSettings;
+  /** The `{serverName}` path segment, `_defaultServer_` in practice. */
+  serverName: string;
+  /** Connection cap for this server's pool. */
+  connections: number;
+}
+
+/** Called once per HTTP request sent (retries included); `code` is the status or an error kind. */
+export type RequestObserver = (endpoint: string, code: string, seconds: number) => void;
+
+export interface LogQueryParams {
+  startOffset?: number;
+  lineCount?: number;
+  filter?: string[];
+  search?: string;
+  regexSearch?: string;
+  head?: number;
+  tail?: number;
+  startDate?: number;
+  endDate?: number;
+}
+
+const MAX_ATTEMPTS = 3;
+
+/** Typed calls to the WSE REST API for one server. */
+export class WowzaClient {
+  readonly auth: Authenticator;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly base: URL;
+
+  constructor(
+    readonly target: WowzaTarget,
+    private readonly options: { onRequest?: RequestObserver; dispatcher?: Dispatcher } = {},
+  ) {
+    this.base = new URL(target.url);
+    // Credentials in the URL would end up in logs and labels; they belong in username/password_file.
+    if (this.base.username || this.base.password) {
+      throw new Error(`server ${target.name}: put credentials in username/password_file, not in the URL`);
+    }
+    this.auth = new Authenticator(target.auth, target.username, target.password);
+    this.ownsDispatcher = !options.dispatcher;
+    this.dispatcher = options.dispatcher ?? createAgent({ connections: target.connections, tls: target.tls });
+  }
+
+  get name(): string {
+    return this.target.name;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  machineCurrent(signal?: AbortSignal) {
+    return this.get(EP.machineCurrent, {}, MachineCurrent, signal);
+  }
+  serverStatus(signal?: AbortSignal) {
+    return this.get(EP.serverStatus, {}, ServerStatus, signal);
+  }
+  vhosts(signal?: AbortSignal) {
+    return this.get(EP.vhosts, {}, VHostList, signal);
+  }
+  vhostCurrent(vhost: string, signal?: AbortSignal) {
+    return this.get(EP.vhostCurrent, { vhost }, CurrentStats, signal);
+  }
+  applications(vhost: string, signal?: AbortSignal) {
+    return this.get(EP.applications, { vhost }, ApplicationList, signal);
+  }
+  applicationCurrent(vhost: string, app: string, signal?: AbortSignal) {
+    return this.get(EP.applicationCurrent, { vhost, app }, CurrentStats, signal);
+  }
+  instances(vhost: string, app: string, signal?: AbortSignal) {
+    return this.get(EP.instances, { vhost, app }, InstanceList, signal);
+  }
+  streamCurrent(vhost: string, app: string, instance: string, stream: string, signal?: AbortSignal) {
+    return this.get(EP.streamCurrent, { vhost, app, instance, stream }, CurrentStats, signal);
+  }
+  async logTypes(signal?: AbortSignal): Promise<string[]> {
+    const body = await this.get(EP.logTypes, {}, LogTypeList, signal);
+    return body.serverLogType.filter((t) => t !== '');
+  }
+  logFiles(order: 'newestFirst' | 'oldestFirst', signal?: AbortSignal) {
+    return this.get(EP.logFiles, {}, LogFileList, signal, { order });
+  }
+  logPage(logType: string, q: LogQueryParams, signal?: AbortSignal) {
+    return this.get(EP.logCurrent, { logType }, LogPageBody, signal, logQuery(q));
+  }
+  logFile(logName: string, q: LogQueryParams, signal?: AbortSignal) {
+    const { startDate: _s, endDate: _e, ...rest } = q; // date bounds only apply to /logs/{logType}
+    return this.get(EP.logFile, { logName }, LogPageBody, signal, logQuery(rest));
+  }
+
+  /** GET a templated endpoint and validate the JSON body against its schema. */
+  async get<S extends z.ZodType>(
+    endpoint: EndpointTemplate,
+    values: Record<string, string>,
+    schema: S,
+    signal?: AbortSignal,
+    query?: Record<string, string>,
+  ): Promise<z.infer<S>> {
+    const path = fillPath(endpoint, { server: this.target.serverName, ...values });
+    const url = new URL(path, this.base);
+    for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+    const site: CallSite = { server: this.target.name, endpoint, url: redactUrl(url.toString()) };
+    const raw = await this.send(url, site, signal);
+    return parseBody(raw.body, raw.contentType, schema, site);
+  }
+
+  private async send(url: URL, site: CallSite, signal?: AbortSignal) {
+    const uri = url.pathname + url.search;
+    for (let attempt = 1; ; attempt++) {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      const authorization = this.auth.header('GET', uri);
+      if (authorization) headers.authorization = authorization;
+      const started = performance.now();
+      const deadline = AbortSignal.timeout(this.target.timeoutMs);
+      const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+      let res;
+      try {
+        res = await exchange(this.dispatcher, url, {
+          method: 'GET',
+          headers,
+          signal: combined,
+          maxBytes: this.target.maxResponseBytes,
+        });
+      } catch (err) {
+        const failure = this.classify(err, site, deadline, signal);
+        this.observe(site.endpoint, failure.kind, started);
+        throw failure;
+      }
+      this.observe(site.endpoint, String(res.status), started);
+      if (res.status === 401) {
+        const verdict = this.auth.onUnauthorized(res.headers['www-authenticate'], attempt, authorization !== undefined);
+        if (verdict.retry && attempt < MAX_ATTEMPTS) continue;
+        throw new WowzaAuthError(site, this.target.username ?? '', verdict.retry ? 'the server kept rejecting fresh challenges' : verdict.reason);
+      }
+      if (res.status < 200 || res.status >= 300) {
+        throw new WowzaHttpError(site, res.status, errorMessage(res.body));
+      }
+      return res;
+    }
+  }
+
+  private observe(endpoint: string, code: string, started: number) {
+    this.options.onRequest?.(endpoint, code, (performance.now() - started) / 1000);
+  }
+
+  private classify(err: unknown, site: CallSite, deadline: AbortSignal, caller?: AbortSignal): WowzaError {
+    if (err instanceof WowzaError) return err;
+    if (err instanceof BodyTooLargeError) return new WowzaTooLargeError(site, this.target.maxResponseBytes);
+    if (caller?.aborted) return new WowzaAbortedError(site);
+    if (deadline.aborted) return new WowzaTimeoutError(site, this.target.timeoutMs);
+    const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+    const code = e.code && e.code !== 'UND_ERR_SOCKET' ? e.code : (e.cause?.code ?? e.code);
+    const detail = describeNetworkError(code, e.cause?.message ?? e.message ?? String(err));
+    return new WowzaNetworkError(site, code, detail);
+  }
+}
+
+function describeNetworkError(code: string | undefined, message: string): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused (is the REST API enabled, and is this the REST port, usually 8087?)';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name does not resolve';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset by the server';
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+      return 'TLS certificate is not trusted (set tls.ca_file, or tls.insecure_skip_verify for a test server)';
+    case 'CERT_HAS_EXPIRED':
+      return 'TLS certificate has expired';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return 'TLS certificate does not match the host name';
+    default:
+      return message.replace(/\s+/g, ' ').slice(0, 200);
+  }
+}
+
+function logQuery(q: LogQueryParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (q.startOffset !== undefined) out.startOffset = String(q.startOffset);
+  if (q.lineCount !== undefined) out.lineCount = String(q.lineCount);
+  if (q.filter && q.filter.length > 0) out.filter = q.filter.join('|');
+  if (q.search) out.search = q.search;
+  if (q.regexSearch) out.regexSearch = q.regexSearch;
+  if (q.head !== undefined) out.head = String(q.head);
+  if (q.tail !== undefined) out.tail = String(q.tail);
+  if (q.startDate !== undefined) out.startDate = String(q.startDate);
+  if (q.endDate !== undefined) out.endDate = String(q.endDate);
+  return out;
+}
+
+/** The Wowza `message` of an error body when it is the usual JSON envelope, else a short text excerpt. */
+function errorMessage(body: Buffer): string | undefined {
+  const text = body.toString('utf8').trim();
+  if (text === '') return undefined;
+  try {
+    const parsed = ErrorBody.safeParse(JSON.parse(text));
+    if (parsed.success && parsed.data.message) return parsed.data.message;
+  } catch {
+    // not JSON: fall through to the excerpt
+  }
+  if (text.startsWith('<')) {
+    const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1] ?? /<message>([^<]*)<\/message>/i.exec(text)?.[1];
+    return title ? title.trim() : 'non-JSON (HTML/XML) error page';
+  }
+  return text.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+function parseBody<S extends z.ZodType>(body: Buffer, contentType: string, schema: S, site: CallSite): z.infer<S> {
+  const text = body.toString('utf8');
+  const head = text.trimStart().slice(0, 1);
+  if (head === '<' || /xml|html/i.test(contentType)) {
+    throw new WowzaUnparsableError(site, 'the server answered XML/HTML although JSON was requested (Accept: application/json); is this the WSE REST port?');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new WowzaUnparsableError(site, `invalid JSON (${text.length} bytes, starting ${JSON.stringify(text.slice(0, 40))})`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const at = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+    throw new WowzaUnparsableError(site, `field ${at}: ${issue.message}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,75 @@
+import { redactUrl } from './redact.js';
+
+/** Where a failed call went: enough to act on, never a secret. */
+export interface CallSite {
+  server: string;
+  /** Endpoint template, e.g. `/v2/servers/{server}/status`. */
+  endpoint: string;
+  /** Request URL with any credentials removed. */
+  url: string;
+}
+
+/** Short machine-friendly reason, used in log lines and the `code` label of the request counter. */
+export type WowzaErrorKind = 'auth' | 'http' | 'timeout' | 'too_large' | 'unparsable' | 'network' | 'tls' | 'aborted';
+
+export abstract class WowzaError extends Error {
+  abstract readonly kind: WowzaErrorKind;
+  constructor(
+    message: string,
+    readonly site: CallSite,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class WowzaAuthError extends WowzaError {
+  readonly kind = 'auth';
+  constructor(site: CallSite, readonly username: string, detail: string) {
+    super(`authentication failed for user "${username}" at ${site.url}: ${detail}`, site);
+  }
+}
+
+export class WowzaHttpError extends WowzaError {
+  readonly kind = 'http';
+  constructor(site: CallSite, readonly status: number, readonly wowzaMessage: string | undefined) {
+    super(`${site.endpoint} answered HTTP ${status}${wowzaMessage ? `: ${wowzaMessage}` : ''} (${site.url})`, site);
+  }
+}
+
+export class WowzaTimeoutError extends WowzaError {
+  readonly kind = 'timeout';
+  constructor(site: CallSite, readonly timeoutMs: number) {
+    super(`${site.endpoint} did not answer within ${timeoutMs} ms (${site.url})`, site);
+  }
+}
+
+export class WowzaTooLargeError extends WowzaError {
+  readonly kind = 'too_large';
+  constructor(site: CallSite, readonly limitBytes: number) {
+    super(`${site.endpoint} response is larger than the ${limitBytes} byte limit (${site.url})`, site);
+  }
+}
+
+export class WowzaUnparsableError extends WowzaError {
+  readonly kind = 'unparsable';
+  constructor(site: CallSite, detail: string) {
+    super(`${site.endpoint} returned an unusable body: ${detail} (${site.url})`, site);
+  }
+}
+
+export class WowzaNetworkError extends WowzaError {
+  readonly kind: 'network' | 'tls';
+  constructor(site: CallSite, readonly code: string | undefined, detail: string, cause?: unknown) {
+    super(`cannot reach ${redactUrl(site.url)}: ${detail}${code ? ` (${code})` : ''}`, site, { cause });
+    this.kind = code && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|HOSTNAME|ERR_TLS/i.test(code) ? 'tls' : 'network';
+  }
+}
+
+export class WowzaAbortedError extends WowzaError {
+  readonly kind = 'aborted';
+  constructor(site: CallSite) {
+    super(`${site.endpoint} request was cancelled (${site.url})`, site);
+  }
+}

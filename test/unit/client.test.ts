@@ -1,0 +1,186 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WowzaClient, type WowzaTarget } from '../../src/wowza/client.js';
+import {
+  WowzaAuthError,
+  WowzaHttpError,
+  WowzaNetworkError,
+  WowzaTimeoutError,
+  WowzaTooLargeError,
+  WowzaUnparsableError,
+} from '../../src/wowza/errors.js';
+import { freePort } from '../helpers/ports.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+let handler: Handler = () => {};
+let server: Server;
+let base: string;
+const sockets = new Set<import('node:net').Socket>();
+
+beforeAll(async () => {
+  server = createServer((req, res) => handler(req, res));
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const s of sockets) s.destroy();
+  await new Promise((r) => server.close(r));
+});
+
+function target(over: Partial<WowzaTarget> = {}): WowzaTarget {
+  return {
+    name: 'test',
+    url: base,
+    username: 'admin',
+    password: 'pa55-w0rd',
+    auth: 'basic',
+    timeoutMs: 1000,
+    maxResponseBytes: 1024,
+    serverName: '_defaultServer_',
+    connections: 4,
+    ...over,
+  };
+}
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+function expectNoSecret(err: unknown) {
+  const text = `${(err as Error).message} ${JSON.stringify(err)}`;
+  expect(text).not.toContain('pa55-w0rd');
+  expect(text).not.toMatch(/Basic [A-Za-z0-9+/=]{8,}/);
+}
+
+describe('WowzaClient', () => {
+  it('always asks for JSON and sends basic credentials', async () => {
+    const seen: Array<string | undefined> = [];
+    handler = (req, res) => {
+      seen.push(req.headers.accept, req.headers.authorization);
+      json(res, 200, { cpuIdle: 80, cpuUser: 15, cpuSystem: 5 });
+    };
+    const codes: string[] = [];
+    const c = new WowzaClient(target(), { onRequest: (ep, code) => codes.push(`${ep} ${code}`) });
+    expect(await c.machineCurrent()).toMatchObject({ cpuIdle: 80 });
+    expect(seen).toEqual(['application/json', 'Basic ' + Buffer.from('admin:pa55-w0rd').toString('base64')]);
+    expect(codes).toEqual(['/v2/machine/monitoring/current 200']);
+    await c.close();
+  });
+
+  it('auto mode learns Basic from the challenge and then sends it up front', async () => {
+    let requests = 0;
+    handler = (req, res) => {
+      requests++;
+      if (!req.headers.authorization) {
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="Wowza"' });
+        res.end();
+        return;
+      }
+      json(res, 200, { vhosts: [{ id: '_defaultVHost_' }] });
+    };
+    const c = new WowzaClient(target({ auth: 'auto' }));
+    await c.vhosts();
+    await c.vhosts();
+    expect(requests).toBe(3);
+    expect(c.auth.activeScheme).toBe('basic');
+    await c.close();
+  });
+
+  it('a wrong password is one clear message naming the user and URL, not the password', async () => {
+    handler = (_req, res) => {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="Wowza"' });
+      res.end('<html><body>401</body></html>');
+    };
+    const c = new WowzaClient(target());
+    const err = await c.serverStatus().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WowzaAuthError);
+    expect((err as Error).message).toBe(`authentication failed for user "admin" at ${base}/v2/servers/_defaultServer_/status: wrong username or password (Basic rejected)`);
+    expectNoSecret(err);
+    await c.close();
+  });
+
+  it('forcing basic against a digest-only server says which scheme to use', async () => {
+    handler = (_req, res) => {
+      res.writeHead(401, { 'www-authenticate': 'Digest realm="Wowza", nonce="abc", algorithm=MD5, qop="auth"' });
+      res.end();
+    };
+    const c = new WowzaClient(target());
+    await expect(c.serverStatus()).rejects.toThrow(/asks for Digest authentication but auth is set to basic/);
+    await c.close();
+  });
+
+  it('HTTP errors carry the Wowza message', async () => {
+    handler = (_req, res) => json(res, 404, { success: false, message: 'Application (nope) not found.', code: '404', data: null, wowzaServer: '4.9.4' });
+    const c = new WowzaClient(target());
+    const err = await c.applicationCurrent('_defaultVHost_', 'nope').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WowzaHttpError);
+    expect((err as WowzaHttpError).status).toBe(404);
+    expect((err as Error).message).toContain('HTTP 404: Application (nope) not found.');
+    await c.close();
+  });
+
+  it('XML answers and garbage are unparsable, with the endpoint and field path', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/xml' });
+      res.end('<?xml version="1.0"?><Root/>');
+    };
+    const c = new WowzaClient(target());
+    await expect(c.machineCurrent()).rejects.toThrow(/answered XML\/HTML although JSON was requested/);
+    handler = (_req, res) => json(res, 200, { cpuIdle: 'lots' });
+    const err = await c.machineCurrent().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WowzaUnparsableError);
+    expect((err as Error).message).toContain('/v2/machine/monitoring/current returned an unusable body: field cpuIdle');
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"cpuIdle": 1');
+    };
+    await expect(c.machineCurrent()).rejects.toThrow(/invalid JSON/);
+    await c.close();
+  });
+
+  it('the deadline covers a body that never finishes', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"cpuIdle":');
+    };
+    const c = new WowzaClient(target({ timeoutMs: 300 }));
+    const started = Date.now();
+    const err = await c.machineCurrent().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WowzaTimeoutError);
+    expect(Date.now() - started).toBeLessThan(2000);
+    await c.close();
+  });
+
+  it('refuses bodies over the size limit, declared or streamed', async () => {
+    handler = (_req, res) => json(res, 200, { pad: 'x'.repeat(5000) });
+    const c = new WowzaClient(target());
+    await expect(c.machineCurrent()).rejects.toBeInstanceOf(WowzaTooLargeError);
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"pad":"');
+      res.write('y'.repeat(4000));
+      res.end('"}');
+    };
+    await expect(c.machineCurrent()).rejects.toThrow(/larger than the 1024 byte limit/);
+    await c.close();
+  });
+
+  it('a closed port is a network error with a hint', async () => {
+    const port = await freePort();
+    const c = new WowzaClient(target({ url: `http://127.0.0.1:${port}` }));
+    const err = await c.machineCurrent().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WowzaNetworkError);
+    expect((err as Error).message).toMatch(/connection refused .*REST port/);
+    await c.close();
+  });
+
+  it('refuses credentials inside the URL', () => {
+    expect(() => new WowzaClient(target({ url: 'http://a:b@127.0.0.1:1' }))).toThrow(/not in the URL/);
+  });
+});

@@ -1,0 +1,110 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/logger.js';
+import type { WebhookEvent } from '../../src/webhooks/event.js';
+import { signHs256, verifyHs256 } from '../../src/webhooks/jwt.js';
+import { createWebhookReceiver } from '../../src/webhooks/receiver.js';
+
+const SECRET = 'hook-secret-123';
+let server: Server;
+let url: string;
+const registry = new Registry();
+const received: Array<[string, WebhookEvent]> = [];
+
+beforeAll(async () => {
+  const handler = createWebhookReceiver({
+    secret: SECRET,
+    registry,
+    logger: silentLogger(),
+    resolveServer: () => 'wse-1',
+    onEvent: (s, e) => {
+      received.push([s, e]);
+    },
+  });
+  server = createServer((req, res) => void handler(req, res, new URL(req.url!, 'http://x')));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/wowza`;
+});
+afterAll(() => new Promise((r) => server.close(r)));
+
+const now = () => Math.floor(Date.now() / 1000);
+const event = (id: string, over: Record<string, unknown> = {}) => ({
+  id,
+  timestamp: Date.now(),
+  name: 'stream.stopped',
+  source: 'wse-1',
+  version: '1.0',
+  context: { vhost: '_defaultVHost_', app: 'live', appInstance: '_definst_', stream: 'cam1', state: 'stopped' },
+  data: {},
+  ...over,
+});
+const post = (body: string, token?: string) =>
+  fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+
+async function metric(name: string): Promise<string> {
+  return (await registry.getSingleMetricAsString(name)) ?? '';
+}
+
+describe('JWT', () => {
+  it('verifies HS256 and rejects tampering, other algorithms and expiry', () => {
+    const token = signHs256({ iat: now(), exp: now() + 60, custom: 'ok' }, SECRET);
+    expect(verifyHs256(token, SECRET).custom).toBe('ok');
+    expect(() => verifyHs256(token, 'other')).toThrow(/signature/);
+    const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}.`;
+    expect(() => verifyHs256(none, SECRET)).toThrow(/not HS256/);
+    expect(() => verifyHs256(signHs256({ exp: now() - 120 }, SECRET), SECRET)).toThrow(/expired/);
+    expect(verifyHs256(signHs256({ exp: now() - 10 }, SECRET), SECRET)).toBeTruthy(); // within the skew
+    expect(() => verifyHs256(signHs256({ nbf: now() + 120 }, SECRET), SECRET)).toThrow(/not valid yet/);
+    expect(() => verifyHs256('abc', SECRET)).toThrow(/not a JWT/);
+  });
+});
+
+describe('webhook receiver', () => {
+  it('accepts a signed event, counts it and hands it on', async () => {
+    const res = await post(JSON.stringify(event('e1')), signHs256({ exp: now() + 60 }, SECRET));
+    expect(res.status).toBe(202);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(received.map(([s, e]) => [s, e.name, e.context.stream])).toEqual([['wse-1', 'stream.stopped', 'cam1']]);
+    expect(await metric('wowza_webhook_events_total')).toContain('wowza_webhook_events_total{server="wse-1",event="stream.stopped",application="live"} 1');
+    expect(await metric('wowza_stream_last_event_timestamp_seconds')).toContain('stream="cam1",state="stopped"}');
+  });
+
+  it('drops a redelivered id', async () => {
+    const token = signHs256({ exp: now() + 60 }, SECRET);
+    await post(JSON.stringify(event('dup')), token);
+    const again = await post(JSON.stringify(event('dup')), token);
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain('duplicate');
+    expect(received.filter(([, e]) => e.id === 'dup')).toHaveLength(1);
+  });
+
+  it('keeps only the latest state per stream', async () => {
+    const token = signHs256({ exp: now() + 60 }, SECRET);
+    await post(JSON.stringify(event('s1', { name: 'stream.started', context: { vhost: 'v', app: 'a', appInstance: 'i', stream: 'z', state: 'started' } })), token);
+    await post(JSON.stringify(event('s2', { context: { vhost: 'v', app: 'a', appInstance: 'i', stream: 'z', state: 'stopped' } })), token);
+    const text = await metric('wowza_stream_last_event_timestamp_seconds');
+    expect(text).toContain('stream="z",state="stopped"');
+    expect(text).not.toContain('stream="z",state="started"');
+  });
+
+  it('rejects bad deliveries with the right status and counts them', async () => {
+    const good = signHs256({ exp: now() + 60 }, SECRET);
+    const cases: Array<[Promise<Response>, number, string]> = [
+      [post(JSON.stringify(event('x1'))), 401, 'unauthorized'],
+      [post(JSON.stringify(event('x2')), signHs256({ exp: now() + 60 }, 'wrong')), 401, 'unauthorized'],
+      [post(JSON.stringify(event('x3')), signHs256({ exp: now() - 3600 }, SECRET)), 401, 'expired'],
+      [post('{"id": ', good), 400, 'malformed_json'],
+      [post(JSON.stringify({ ...event('x4'), name: 42 }), good), 400, 'invalid'],
+      [post(JSON.stringify({ ...event('x5'), pad: 'x'.repeat(70 * 1024) }), good), 413, 'too_large'],
+      [fetch(url), 405, 'method'],
+    ];
+    for (const [res, status] of cases) expect((await res).status).toBe(status);
+    const invalid = await post(JSON.stringify({ ...event('x6'), timestamp: 'soon' }), good);
+    expect(await invalid.text()).toContain('timestamp');
+    const text = await metric('wowza_webhook_rejected_total');
+    for (const [, , reason] of cases) expect(text).toContain(`reason="${reason}"`);
+    expect(received.some(([, e]) => e.id.startsWith('x'))).toBe(false);
+  });
+});
