@@ -4,9 +4,13 @@ import { Scheduler } from './collectors/scheduler.js';
 import type { RuntimeConfig } from './config/load.js';
 import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from './http/probe.js';
 import { sendMetrics, sendText, startExporterServer, type RouteHandler } from './http/server.js';
+import { basicAuthGuard, createServerFactory, loadWebConfig } from './http/web-config.js';
 import type { Logger } from './logger.js';
 import { createSelfMetrics, type SelfMetrics } from './metrics/self-metrics.js';
 import { SnapshotStore } from './metrics/snapshot-store.js';
+import { startLogShipping, type LogShipping } from './logs/log-shipping.js';
+import { WowzaClient } from './wowza/client.js';
+import { WowzaLogSource } from './wowza/log-source.js';
 import type { WebhookEvent } from './webhooks/event.js';
 import { createWebhookReceiver } from './webhooks/receiver.js';
 
@@ -105,10 +109,12 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
     );
   }
 
+  const web = runtime.config.web.config_file ? await loadWebConfig(runtime.config.web.config_file, (msg, meta) => logger.warn(meta, msg)) : undefined;
   const http = await startExporterServer({
     listenAddress: runtime.config.web.listen_address,
     logger,
     routes,
+    ...(web ? { createWith: createServerFactory(web, (msg, meta) => logger.warn(meta, msg)), guard: basicAuthGuard(web), tls: web.tls !== undefined } : {}),
     links: [
       { path: '/metrics', text: 'Metrics' },
       { path: '/probe?target=http://127.0.0.1:8087&module=default', text: 'Probe (needs a module)' },
@@ -118,6 +124,19 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
     ],
   });
   scheduler.start();
+
+  // Log shipping runs beside the collectors, each server's log endpoints through its own client.
+  let shipping: LogShipping | undefined;
+  let logClients: WowzaClient[] = [];
+  if (runtime.config.logs && runtime.collectors.logs.enabled) {
+    logClients = runtime.servers.map((t) => new WowzaClient(t, { onRequest: (endpoint, code) => self.apiRequests.inc({ server: t.name, endpoint, code }) }));
+    shipping = await startLogShipping({
+      sources: logClients.map((c) => new WowzaLogSource(c)),
+      config: runtime.config.logs,
+      registry: self.registry,
+      logger,
+    });
+  }
   logger.info({ url: http.url, servers: runtime.servers.map((s) => s.name), collectors: collectors.map((c) => c.name) }, 'exporter listening');
 
   return {
@@ -128,7 +147,10 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
     routes,
     scrape,
     async close() {
+      // Order matters: stop polling, let sinks deliver and positions be saved, then stop answering.
       await scheduler.stop();
+      await shipping?.stop();
+      await Promise.all(logClients.map((c) => c.close()));
       await http.close();
     },
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LogsConfigSchema } from '../logs/config.js';
 import { parseDuration } from './duration.js';
 
 /** Durations as `15s`, `2m`, `500ms` (or a bare number of seconds), turned into milliseconds. */
@@ -155,6 +156,8 @@ export const ConfigSchema = z.strictObject({
       interval: Duration.default(60_000),
     })
     .default({ url: 'https://api.video.wowza.com/api/v1.11', interval: 60_000 }),
+  /** Log followers and sinks; without this section no logs are shipped. */
+  logs: LogsConfigSchema.optional(),
   /** Receiver for WSE webhook deliveries on the exporter's HTTP server. */
   webhooks: z
     .strictObject({

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
@@ -15,8 +15,12 @@ export interface ExporterServerOptions {
   routes: Map<string, RouteHandler>;
   /** Links on the landing page. */
   links: Array<{ path: string; text: string }>;
-  /** Wraps every request (basic auth of the web config); returns false when it already answered. */
-  guard?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Checks every request (basic auth of the web config); resolves false when it already answered. */
+  guard?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+  /** Builds the server (https when the web config has TLS); plain http by default. */
+  createWith?: (options: ServerOptions, handler: RequestListener) => Server;
+  /** Whether createWith makes a TLS server, for the URL it reports. */
+  tls?: boolean;
 }
 
 /** `:9935`, `0.0.0.0:9935`, `[::1]:9935`, `127.0.0.1:0` -> host and port. */
@@ -52,7 +56,7 @@ function landingPage(links: ExporterServerOptions['links']): string {
 }
 
 /** The exporter's HTTP server: fixed routes, bounded header/request time (slowloris), no crash on bad input. */
-export async function startExporterServer(o: ExporterServerOptions, createWith: typeof createServer = createServer): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+export async function startExporterServer(o: ExporterServerOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const { host, port } = parseListenAddress(o.listenAddress);
   const log = o.logger.child({ component: 'http' });
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
@@ -63,7 +67,7 @@ export async function startExporterServer(o: ExporterServerOptions, createWith: 
       sendText(res, 400, 'bad request URL\n');
       return;
     }
-    if (o.guard && !o.guard(req, res)) return;
+    if (o.guard && !(await o.guard(req, res))) return;
     if (url.pathname === '/') {
       sendText(res, 200, landingPage(o.links), 'text/html; charset=utf-8');
       return;
@@ -75,7 +79,7 @@ export async function startExporterServer(o: ExporterServerOptions, createWith: 
     }
     await route(req, res, url);
   };
-  const server = createWith({ requestTimeout: 60_000, headersTimeout: 10_000, maxHeaderSize: 16 * 1024 }, (req, res) => {
+  const server = (o.createWith ?? createServer)({ requestTimeout: 60_000, headersTimeout: 10_000, maxHeaderSize: 16 * 1024 }, (req, res) => {
     handler(req, res).catch((err: unknown) => {
       log.error({ err: (err as Error).message, path: req.url?.split('?')[0] }, 'request failed');
       if (!res.headersSent) sendText(res, 500, 'internal error\n');
@@ -94,7 +98,7 @@ export async function startExporterServer(o: ExporterServerOptions, createWith: 
   const shownHost = addr.family === 'IPv6' ? `[${addr.address === '::' ? '::1' : addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
   return {
     server,
-    url: `http://${shownHost}:${addr.port}`,
+    url: `${o.tls ? 'https' : 'http'}://${shownHost}:${addr.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -13,7 +13,11 @@ export interface SelfMetrics {
 
 export function createSelfMetrics(options: { processMetrics?: boolean } = {}): SelfMetrics {
   const registry = new Registry();
-  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  if (options.processMetrics !== false) {
+    collectDefaultMetrics({ register: registry });
+    // Gauges named like counters fail `promtool check metrics`; the rest of the default set stays.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  }
   new Gauge({
     name: 'wowza_exporter_build_info',
     help: 'Exporter version, git revision and Node.js version (value 1).',

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { Authenticator, type AuthMode } from './auth.js';
-import { EP, fillPath, type EndpointTemplate } from './endpoints.js';
+import { EP, fillPath } from './endpoints.js';
 import {
   WowzaAbortedError,
   WowzaAuthError,
@@ -131,26 +131,39 @@ export class WowzaClient {
   }
 
   /** GET a templated endpoint and validate the JSON body against its schema. */
-  async get<S extends z.ZodType>(
-    endpoint: EndpointTemplate,
+  get<S extends z.ZodType>(
+    endpoint: string,
     values: Record<string, string>,
     schema: S,
     signal?: AbortSignal,
     query?: Record<string, string>,
   ): Promise<z.infer<S>> {
+    return this.call('GET', endpoint, values, schema, { signal, query });
+  }
+
+  /** Any method on a templated endpoint; a JSON body is sent with `Content-Type: application/json`. */
+  async call<S extends z.ZodType>(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    endpoint: string,
+    values: Record<string, string>,
+    schema: S,
+    opts: { signal?: AbortSignal; query?: Record<string, string>; body?: unknown } = {},
+  ): Promise<z.infer<S>> {
     const path = fillPath(endpoint, { server: this.target.serverName, ...values });
     const url = new URL(path, this.base);
-    for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
     const site: CallSite = { server: this.target.name, endpoint, url: redactUrl(url.toString()) };
-    const raw = await this.send(url, site, signal);
+    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const raw = await this.send(method, url, site, opts.signal, body);
     return parseBody(raw.body, raw.contentType, schema, site);
   }
 
-  private async send(url: URL, site: CallSite, signal?: AbortSignal) {
+  private async send(method: string, url: URL, site: CallSite, signal?: AbortSignal, body?: string) {
     const uri = url.pathname + url.search;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { accept: 'application/json' };
-      const authorization = this.auth.header('GET', uri);
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const authorization = this.auth.header(method, uri);
       if (authorization) headers.authorization = authorization;
       const started = performance.now();
       const deadline = AbortSignal.timeout(this.target.timeoutMs);
@@ -158,8 +171,9 @@ export class WowzaClient {
       let res;
       try {
         res = await exchange(this.dispatcher, url, {
-          method: 'GET',
+          method,
           headers,
+          body,
           signal: combined,
           maxBytes: this.target.maxResponseBytes,
         });

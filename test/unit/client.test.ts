@@ -55,7 +55,7 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
 function expectNoSecret(err: unknown) {
   const text = `${(err as Error).message} ${JSON.stringify(err)}`;
   expect(text).not.toContain('pa55-w0rd');
-  expect(text).not.toMatch(/Basic [A-Za-z0-9+/=]{8,}/);
+  expect(text).not.toContain(Buffer.from('admin:pa55-w0rd').toString('base64'));
 }
 
 describe('WowzaClient', () => {

@@ -1,0 +1,85 @@
+import type { CommandModule } from 'yargs';
+import { loadConfig } from '../config/load.js';
+import { readSecretFile } from '../config/secrets.js';
+import { createLogger } from '../logger.js';
+import { WowzaClient } from '../wowza/client.js';
+import { setupWebhooks, webhookStatus } from '../webhooks/setup.js';
+import { configFlagsFrom, withWowzaFlags } from './flags.js';
+
+const MARK = { create: '+', update: '~', unchanged: '=' } as const;
+
+/** Runs `fn` against every configured server; a failure is printed and makes the exit code 1. */
+async function forEachServer(argv: Record<string, unknown>, fn: (client: WowzaClient, name: string) => Promise<void>): Promise<void> {
+  const warn = createLogger({ level: 'warn' });
+  const runtime = loadConfig(configFlagsFrom(argv), process.env, (m, meta) => warn.warn(meta, m));
+  let failed = false;
+  for (const target of runtime.servers) {
+    const client = new WowzaClient(target);
+    try {
+      await fn(client, target.name);
+    } catch (err) {
+      failed = true;
+      process.stderr.write(`${target.name}: ${(err as Error).message}\n`);
+    } finally {
+      await client.close();
+    }
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
+const setup: CommandModule = {
+  command: 'setup',
+  describe: 'make the server deliver webhooks to this exporter (idempotent; prints what it changes)',
+  builder: (y) =>
+    withWowzaFlags(y)
+      .option('target-url', { type: 'string', demandOption: true, describe: 'where Wowza delivers events, e.g. http://exporter:9935/webhooks/wowza' })
+      .option('criteria', { type: 'string', default: 'vHost.*.app.*.appInstance.*.stream.*.state.*', describe: 'event filter criteria (* one token, > the rest)' })
+      .option('secret-file', { type: 'string', demandOption: true, describe: 'file with the HS256 secret the events are signed with' })
+      .option('id', { type: 'string', default: 'wowza-exporter', describe: 'id of the target and filter this tool manages' })
+      .option('max-retry-attempts', { type: 'number', default: 3 })
+      .option('retry-delay-ms', { type: 'number', default: 1000 })
+      .option('dry-run', { type: 'boolean', default: false, describe: 'show the changes without making them' }),
+  handler: async (argv) => {
+    const secret = readSecretFile(String(argv['secret-file']), '--secret-file', (m) => process.stderr.write(`warning: ${m}\n`));
+    await forEachServer(argv, async (client, name) => {
+        const changes = await setupWebhooks(client, {
+          targetUrl: String(argv['target-url']),
+          criteria: String(argv.criteria),
+          secret,
+          id: String(argv.id),
+          maxRetryAttempts: Number(argv['max-retry-attempts']),
+          retryDelayMs: Number(argv['retry-delay-ms']),
+          dryRun: argv['dry-run'] === true,
+        });
+        process.stdout.write(`${name}:${argv['dry-run'] ? ' (dry run)' : ''}\n`);
+        for (const c of changes) process.stdout.write(`${MARK[c.kind]} ${c.what}${c.kind === 'unchanged' ? ' (unchanged)' : ''}\n${c.diff.map((d) => `${d}\n`).join('')}`);
+        if (changes.every((c) => c.kind === 'unchanged')) process.stdout.write('  nothing to change\n');
+    });
+  },
+};
+
+const status: CommandModule = {
+  command: 'status',
+  describe: 'show webhook targets, filters and whether the server listener is installed',
+  builder: (y) => withWowzaFlags(y).option('json', { type: 'boolean', default: false }),
+  handler: async (argv) => {
+    await forEachServer(argv, async (client, name) => {
+        const s = await webhookStatus(client);
+        if (argv.json) {
+          process.stdout.write(JSON.stringify({ server: name, ...s }, null, 2) + '\n');
+          return;
+        }
+        process.stdout.write(`${name}:\n  listener ${s.listener ? 'installed' : 'MISSING (events are not delivered)'}\n`);
+        for (const t of s.targets) process.stdout.write(`  target ${t.id}: ${t.url ?? '-'} auth=${t.auth?.type ?? 'none'}\n`);
+        for (const f of s.filters) process.stdout.write(`  filter ${f.id}: ${f.enabled ? 'enabled' : 'disabled'} ${f.criteria ?? ''} -> ${f.targetRef ?? '-'}\n`);
+        if (s.targets.length === 0 && s.filters.length === 0) process.stdout.write('  no targets or filters\n');
+    });
+  },
+};
+
+export const webhooksCommand: CommandModule = {
+  command: 'webhooks <command>',
+  describe: 'configure and inspect WSE webhook delivery (4.9.6+)',
+  builder: (y) => y.command(setup).command(status).demandCommand(1),
+  handler: () => {},
+};

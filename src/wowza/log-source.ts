@@ -1,0 +1,43 @@
+import type { LogFileInfo, LogPage, LogQuery, LogSource } from '../logs/log-source.js';
+import type { WowzaClient } from './client.js';
+import type { LogPageBody } from './schemas.js';
+
+function toPage(b: LogPageBody): LogPage {
+  const str = (v: string | number | null | undefined) => (v === null || v === undefined || v === '' ? undefined : String(v));
+  return {
+    lines: b.logLines,
+    startOffset: b.startOffset,
+    endOffset: b.endOffset,
+    fileLength: b.fileLength,
+    logFields: str(b.logFields),
+    logStartDate: str(b.logStartDate),
+    logVersion: str(b.logVersion),
+    logSoftware: str(b.logSoftware),
+  };
+}
+
+/** The log endpoints of a real server, as the log follower sees them. */
+export class WowzaLogSource implements LogSource {
+  constructor(private readonly client: WowzaClient) {}
+
+  get server(): string {
+    return this.client.name;
+  }
+
+  listLogTypes(): Promise<string[]> {
+    return this.client.logTypes();
+  }
+
+  async readLog(logType: string, q: LogQuery, signal?: AbortSignal): Promise<LogPage> {
+    return toPage(await this.client.logPage(logType, q, signal));
+  }
+
+  async listLogFiles(order: 'newestFirst' | 'oldestFirst', signal?: AbortSignal): Promise<LogFileInfo[]> {
+    const list = await this.client.logFiles(order, signal);
+    return list.serverLogFiles.map((f) => ({ id: f.id, fileSize: f.fileSize ?? 0, startDateMS: f.startDateMS ?? 0 }));
+  }
+
+  async readLogFile(name: string, q: LogQuery, signal?: AbortSignal): Promise<LogPage> {
+    return toPage(await this.client.logFile(name, q, signal));
+  }
+}
