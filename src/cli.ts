@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { doctorCommand } from './commands/doctor.js';
+import { schedulesCommand } from './commands/schedules.js';
 import { serveCommand } from './commands/serve.js';
+import { webhooksCommand } from './commands/webhooks.js';
 import { ConfigError } from './config/errors.js';
 
 // A stray rejection must not take the exporter down: log it and keep serving.
@@ -19,6 +22,9 @@ export async function main(argv: string[]): Promise<void> {
     .scriptName('wowza-exporter')
     .parserConfiguration({ 'dot-notation': false })
     .command(serveCommand)
+    .command(doctorCommand)
+    .command(webhooksCommand)
+    .command(schedulesCommand)
     .strict()
     .help()
     .alias('h', 'help')

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { wseCollectorsEnabled } from './collectors/registry.js';
-import { Scheduler } from './collectors/scheduler.js';
+import { Scheduler, timedPoll, type PollJobSpec } from './collectors/scheduler.js';
 import type { RuntimeConfig } from './config/load.js';
 import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from './http/probe.js';
 import { sendMetrics, sendText, startExporterServer, type RouteHandler } from './http/server.js';
@@ -11,6 +11,8 @@ import { SnapshotStore } from './metrics/snapshot-store.js';
 import { startLogShipping, type LogShipping } from './logs/log-shipping.js';
 import { WowzaClient } from './wowza/client.js';
 import { WowzaLogSource } from './wowza/log-source.js';
+import { VideoClient } from './video/client.js';
+import { collectVideoSchedules } from './video/schedules-collector.js';
 import type { WebhookEvent } from './webhooks/event.js';
 import { createWebhookReceiver } from './webhooks/receiver.js';
 
@@ -29,6 +31,26 @@ export interface Exporter {
   close(): Promise<void>;
 }
 
+/** The Wowza Video schedules collector, when a token is configured. */
+function videoJobs(runtime: RuntimeConfig, self: SelfMetrics): PollJobSpec[] {
+  if (!runtime.collectors.video.enabled || !runtime.videoToken) return [];
+  const server = new URL(runtime.config.video.url).host;
+  const client = new VideoClient({
+    url: runtime.config.video.url,
+    token: runtime.videoToken,
+    onRequest: (endpoint, code) => self.apiRequests.inc({ server, endpoint, code }),
+  });
+  return [
+    {
+      server,
+      collector: 'video',
+      intervalMs: runtime.collectors.video.intervalMs,
+      setsUp: false,
+      poll: (signal) => timedPoll('video', () => collectVideoSchedules(client, new Date(), { signal })),
+    },
+  ];
+}
+
 /** Starts collectors and the HTTP server for a validated configuration. */
 export interface ExporterExtras {
   selfMetrics?: SelfMetrics;
@@ -45,6 +67,7 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
     servers: runtime.servers,
     collectors,
     intervalOf: (c) => runtime.collectors[c.name].intervalMs,
+    extraJobs: videoJobs(runtime, self),
     self,
     store,
     logger,

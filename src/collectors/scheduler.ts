@@ -22,18 +22,26 @@ export interface PollResult {
   reached: boolean;
 }
 
-/** Runs one collector against one server into a fresh set; never throws. */
-export async function runCollector(collector: Collector, ctx: PollContext): Promise<PollResult> {
+/** Times one poll that produces a fresh set; never throws. */
+export async function timedPoll(collector: string, produce: () => Promise<MetricSet>): Promise<PollResult> {
   const started = performance.now();
-  const set = new MetricSet();
   try {
-    await collector.poll(ctx, set);
-    return { collector: collector.name, ok: true, seconds: (performance.now() - started) / 1000, set, reached: true };
+    const set = await produce();
+    return { collector, ok: true, seconds: (performance.now() - started) / 1000, set, reached: true };
   } catch (err) {
     const error = err instanceof Error ? err : new Error(String(err));
     const reached = !(error instanceof WowzaError && UNREACHABLE.has(error.kind));
-    return { collector: collector.name, ok: false, seconds: (performance.now() - started) / 1000, set: new MetricSet(), error, reached };
+    return { collector, ok: false, seconds: (performance.now() - started) / 1000, set: new MetricSet(), error, reached };
   }
+}
+
+/** Runs one collector against one server into a fresh set; never throws. */
+export function runCollector(collector: Collector, ctx: PollContext): Promise<PollResult> {
+  return timedPoll(collector.name, async () => {
+    const set = new MetricSet();
+    await collector.poll(ctx, set);
+    return set;
+  });
 }
 
 export function errorReason(err: Error): string {
@@ -69,10 +77,21 @@ export class ServerRuntime {
   }
 }
 
-interface Job {
-  runtime: ServerRuntime;
-  collector: Collector;
+/** One scheduled poll: a WSE collector of one server, or a source of its own (Wowza Video). */
+export interface PollJobSpec {
+  /** The `server` and `collector` labels of its self metrics. */
+  server: string;
+  collector: string;
   intervalMs: number;
+  /** Whether its failures say anything about `wowza_up` of `server`. */
+  setsUp: boolean;
+  poll(signal: AbortSignal, log: Logger): Promise<PollResult>;
+  /** Drops cached discovery before an out-of-schedule poll. */
+  invalidate?(): void;
+}
+
+interface Job {
+  spec: PollJobSpec;
   timer?: NodeJS.Timeout;
   running?: Promise<void>;
   again: boolean;
@@ -84,6 +103,8 @@ export interface SchedulerOptions {
   servers: WowzaTarget[];
   collectors: Collector[];
   intervalOf: (collector: Collector) => number;
+  /** Polls beside the WSE collectors (Wowza Video). */
+  extraJobs?: PollJobSpec[];
   self: SelfMetrics;
   store: SnapshotStore;
   logger: Logger;
@@ -109,9 +130,18 @@ export class Scheduler {
     );
     for (const runtime of this.runtimes) {
       for (const collector of o.collectors) {
-        this.jobs.push({ runtime, collector, intervalMs: o.intervalOf(collector), again: false, polled: false });
+        const spec: PollJobSpec = {
+          server: runtime.target.name,
+          collector: collector.name,
+          intervalMs: o.intervalOf(collector),
+          setsUp: true,
+          poll: (signal, log) => runCollector(collector, runtime.context(signal, log)),
+          invalidate: () => runtime.discovery.invalidate(),
+        };
+        this.jobs.push({ spec, again: false, polled: false });
       }
     }
+    for (const spec of o.extraJobs ?? []) this.jobs.push({ spec, again: false, polled: false });
     if (this.jobs.length === 0) this.readyResolve();
   }
 
@@ -125,8 +155,8 @@ export class Scheduler {
 
   /** Polls the given collectors of one server now (a webhook saw a change); coalesces with a running poll. */
   async refresh(server: string, collectors: string[]): Promise<void> {
-    const jobs = this.jobs.filter((j) => j.runtime.target.name === server && collectors.includes(j.collector.name));
-    jobs[0]?.runtime.discovery.invalidate();
+    const jobs = this.jobs.filter((j) => j.spec.server === server && collectors.includes(j.spec.collector));
+    jobs[0]?.spec.invalidate?.();
     await Promise.all(jobs.map((j) => this.pollNow(j)));
   }
 
@@ -162,28 +192,27 @@ export class Scheduler {
   private schedule(job: Job): void {
     if (this.stopped) return;
     const jitter = this.o.config.poll.jitter;
-    const delay = job.intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
+    const delay = job.spec.intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
     job.timer = setTimeout(() => void this.run(job), delay);
   }
 
   private async pollOnce(job: Job): Promise<void> {
-    const { runtime, collector } = job;
-    const server = runtime.target.name;
-    const labels = { server, collector: collector.name };
-    const log = this.o.logger.child({ component: 'collector', collector: collector.name, server });
+    const { server, collector } = job.spec;
+    const labels = { server, collector };
+    const log = this.o.logger.child({ component: 'collector', collector, server });
     // The deadline stays below the interval so a slow server cannot make polls pile up.
-    const signal = AbortSignal.timeout(Math.max(100, Math.floor(job.intervalMs * 0.9)));
-    const result = await runCollector(collector, runtime.context(signal, log));
+    const signal = AbortSignal.timeout(Math.max(100, Math.floor(job.spec.intervalMs * 0.9)));
+    const result = await job.spec.poll(signal, log);
     const { self, store } = this.o;
     self.collectorDuration.set(labels, result.seconds);
     self.collectorSuccess.set(labels, result.ok ? 1 : 0);
-    self.up.set({ server }, result.reached ? 1 : 0);
+    if (job.spec.setsUp) self.up.set({ server }, result.reached ? 1 : 0);
     if (result.ok) {
-      store.put(server, collector.name, result.set);
+      store.put(server, collector, result.set);
       self.lastPoll.set(labels, Date.now() / 1000);
       log.debug({ seconds: result.seconds, series: result.set.size }, 'poll done');
     } else {
-      store.delete(server, collector.name);
+      store.delete(server, collector);
       log.warn({ reason: errorReason(result.error!), err: result.error!.message, seconds: result.seconds }, 'poll failed');
     }
   }

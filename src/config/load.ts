@@ -5,6 +5,7 @@ import type { WowzaTarget } from '../wowza/client.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { COLLECTOR_NAMES, ConfigSchema, type CollectorName, type Config, type ModuleConfig, type ServerConfig } from './schema.js';
 import { readSecretFile } from './secrets.js';
+import { resolveVideoToken, VIDEO_TOKEN_ENV } from '../video/token.js';
 
 /** The command-line flags that map onto config keys (undefined = not given, the file or default applies). */
 export interface ConfigFlags {
@@ -206,9 +207,8 @@ export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.e
     modules.set(name, { config: m, password, allowed: m.allowed_targets.map((p) => new RegExp(`^(?:${p})$`)) });
   }
 
-  let videoToken: string | undefined;
-  if (config.video.token_file) videoToken = readSecretFile(config.video.token_file, 'video.token_file', warn);
-  else if (env.WOWZA_VIDEO_TOKEN) videoToken = env.WOWZA_VIDEO_TOKEN;
+  // The video collector is optional: it runs only when a token is configured.
+  const videoToken = config.video.token_file || env[VIDEO_TOKEN_ENV] ? resolveVideoToken({ tokenFile: config.video.token_file, env, warn }) : undefined;
   if (!videoToken) collectors.video.enabled = false;
 
   const webhookSecret = config.webhooks.secret_file ? readSecretFile(config.webhooks.secret_file, 'webhooks.secret_file', warn) : undefined;

@@ -1,0 +1,83 @@
+import { nextRun } from './next-run.js';
+import type { Schedule } from './schedule.js';
+
+/**
+ * Schedules as text for a terminal: a table for lists, `key: value` lines for one schedule. Values come
+ * from the API and may hold anything, so control and bidi-override characters are replaced before they
+ * can move the cursor or reorder the line.
+ */
+
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const NAME_WIDTH = 40;
+
+function safe(v: string | null | undefined): string {
+  return v === null || v === undefined || v === '' ? '-' : v.replace(UNSAFE, '?');
+}
+
+function clip(v: string, width: number): string {
+  const chars = [...v];
+  return chars.length > width ? `${chars.slice(0, width - 1).join('')}…` : v;
+}
+
+/** `2025-06-02 09:00:00Z`, or `-`. */
+export function formatUtc(d: Date | undefined): string {
+  return d ? `${d.toISOString().slice(0, 19).replace('T', ' ')}Z` : '-';
+}
+
+function recurrence(s: Schedule): string {
+  if (s.recurrence_type !== 'recur') return s.recurrence_type;
+  const days = (s.recurrence_data ?? '')
+    .split(',')
+    .map((d) => d.trim().slice(0, 3))
+    .filter((d) => d !== '');
+  return days.length > 0 ? `recur ${days.join(',')}` : 'recur';
+}
+
+export function scheduleTable(schedules: readonly Schedule[], now: Date): string {
+  if (schedules.length === 0) return 'No schedules.\n';
+  const header = ['ID', 'NAME', 'STATE', 'ACTION', 'RECURRENCE', 'TRANSCODER', 'NEXT START (UTC)', 'NEXT STOP (UTC)'];
+  const rows = schedules.map((s) => {
+    const next = nextRun(s, now);
+    return [
+      safe(s.id),
+      clip(safe(s.name), NAME_WIDTH),
+      s.state,
+      s.action_type,
+      safe(recurrence(s)),
+      safe(s.transcoder_id),
+      formatUtc(next.start),
+      formatUtc(next.stop),
+    ];
+  });
+  const widths = header.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]!].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length)))
+      .join('  ')
+      .trimEnd();
+  return [header, ...rows].map(line).join('\n') + '\n';
+}
+
+export function scheduleDetail(s: Schedule, now: Date): string {
+  const next = nextRun(s, now);
+  const fields: Array<[string, string]> = [
+    ['id', safe(s.id)],
+    ['name', safe(s.name)],
+    ['state', s.state],
+    ['action_type', s.action_type],
+    ['transcoder', s.transcoder_name ? `${safe(s.transcoder_id)} (${safe(s.transcoder_name)})` : safe(s.transcoder_id)],
+    ['recurrence_type', s.recurrence_type],
+    ['recurrence_data', safe(s.recurrence_data)],
+    ['start_transcoder', safe(s.start_transcoder)],
+    ['stop_transcoder', safe(s.stop_transcoder)],
+    ['start_repeat', safe(s.start_repeat)],
+    ['end_repeat', safe(s.end_repeat)],
+    ['next_start', formatUtc(next.start)],
+    ['next_stop', formatUtc(next.stop)],
+    ['created_at', safe(s.created_at)],
+    ['updated_at', safe(s.updated_at)],
+  ];
+  const width = Math.max(...fields.map(([k]) => k.length));
+  return fields.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n';
+}
