@@ -1,0 +1,551 @@
+import { between, hash32, unit } from './seeded.js';
+import { DEFAULT_INSTANCE, SERVER_NAME, type AppNode, type StreamNode, type Topology, type TopologyListener } from './topology.js';
+import type { ValueClock } from './value-clock.js';
+
+/**
+ * The numbers the simulated API serves, as a pure function of the seed, the topology and the value clock.
+ * Rates are smooth curves and byte counters are their exact integrals, so counters only grow and
+ * `Δcounter / Δt` matches the reported rates. Totals are sums of the level below plus what departed
+ * streams had already counted, so application and vhost counters never go backwards.
+ */
+
+/** Protocol keys of a stream's `connectionCount` (no WEBM/DVRCHUNKS, as on real servers). */
+export const STREAM_PROTOCOLS = ['RTMP', 'MPEGDASH', 'CUPERTINO', 'SANJOSE', 'SMOOTH', 'RTP', 'WEBRTC'] as const;
+/** Protocol keys of application and vhost maps; WEBRTC is a newer key clients must keep. */
+export const HOST_PROTOCOLS = ['RTMP', 'MPEGDASH', 'CUPERTINO', 'SANJOSE', 'SMOOTH', 'RTP', 'WEBM', 'DVRCHUNKS', 'WEBRTC'] as const;
+
+export const JAVA_MAX_HEAP = '3160MB';
+const JAVA_MAX_HEAP_BYTES = 3160 * 1024 * 1024;
+
+export interface MachineCurrentBody {
+  serverUptime: number;
+  cpuIdle: number;
+  cpuUser: number;
+  cpuSystem: number;
+  memoryFree: number;
+  memoryUsed: number;
+  heapFree: number;
+  heapUsed: number;
+  diskFree: number;
+  diskUsed: number;
+  connectionCount: number;
+}
+
+export interface ServerStatusBody {
+  serverVersion: string;
+  serverBuild: string;
+  licenseType: string;
+  licenseExpireDate: string;
+  serverMode: string;
+  totalMemory: number;
+  availableMemory: number;
+  processorCores: number;
+  javaMaxHeapSize: string;
+  timeRunning: number;
+  currentConnections: number;
+  maxConnections: number;
+  maxIncommingStreams: number;
+  transcoderLicenses: number;
+  transcoderLicensesInUse: number;
+  dvrEnabled: boolean;
+  drmEnabled: boolean;
+  transcoderEnabled: boolean;
+}
+
+export interface CurrentStatsBody {
+  serverName: string;
+  uptime: number;
+  bytesIn: number;
+  bytesOut: number;
+  bytesInRate?: number;
+  bytesOutRate?: number;
+  totalConnections: number;
+  connectionCount: Record<string, number>;
+}
+
+export interface StreamCurrentBody extends CurrentStatsBody {
+  applicationInstance: string;
+  name: string;
+  bytesInRate: number;
+  bytesOutRate: number;
+}
+
+export interface IncomingStreamItem {
+  applicationInstance: string;
+  name: string;
+  sourceIp: string;
+  isRecordingSet: boolean;
+  isStreamManagerStream: boolean;
+  isPublishedToVOD: boolean;
+  isConnected: boolean;
+  isPTZEnabled: boolean;
+  ptzPollingInterval: number;
+}
+
+export interface InstanceBody {
+  name: string;
+  incomingStreams: IncomingStreamItem[];
+  outgoingStreams: unknown[];
+  recorders: Array<Record<string, unknown>>;
+  streamGroups: unknown[];
+}
+
+export interface VHostListBody {
+  serverName: string;
+  vhosts: Array<{ id: string; href: string; connectingIPAddress: string; connectingPort: number; connectingSSLEnable: boolean }>;
+}
+
+export interface ApplicationListBody {
+  serverName: string;
+  applications: Array<{
+    id: string;
+    href: string;
+    appType: string | null;
+    dvrEnabled: boolean;
+    drmEnabled: boolean;
+    transcoderEnabled: boolean;
+    streamTargetsEnabled: boolean;
+  }>;
+}
+
+export interface ValueSettings {
+  seed: number;
+  serverVersion: string;
+  licenseExpireDate: string;
+  /** `maxConnections` of the status; 0 = unlimited. */
+  maxConnections?: number;
+  /** `maxIncommingStreams` of the status; 0 = unlimited. */
+  maxIncomingStreams?: number;
+  /** Value-clock second the simulated server started (negative: it has been up for a while). */
+  serverStartedAt: number;
+  /** Wall-clock epoch ms of value-clock second 0, for timestamps. */
+  epochMsAtZero: number;
+}
+
+/** A curve `base * (1 + amp * sin(omega * t + phase))` and its integral. */
+interface Wave {
+  base: number;
+  amp: number;
+  omega: number;
+  phase: number;
+}
+
+const at = (w: Wave, t: number) => w.base * (1 + w.amp * Math.sin(w.omega * t + w.phase));
+const integral = (w: Wave, from: number, to: number) =>
+  to <= from ? 0 : w.base * (to - from - (w.amp / w.omega) * (Math.cos(w.omega * to + w.phase) - Math.cos(w.omega * from + w.phase)));
+
+function wave(seed: number, base: number, ampMin: number, ampMax: number, ...key: string[]): Wave {
+  const period = between(90, 900, seed, 'period', ...key);
+  return { base, amp: between(ampMin, ampMax, seed, 'amp', ...key), omega: (2 * Math.PI) / period, phase: between(0, 2 * Math.PI, seed, 'phase', ...key) };
+}
+
+/** Splits `total` across weights into integers that add up exactly (largest remainder). */
+function apportion(total: number, weights: readonly number[]): number[] {
+  const sum = weights.reduce((a, b) => a + b, 0) || 1;
+  const exact = weights.map((w) => (total * w) / sum);
+  const out = exact.map(Math.floor);
+  let left = total - out.reduce((a, b) => a + b, 0);
+  const order = exact.map((e, i) => [e - Math.floor(e), i] as const).sort((a, b) => b[0] - a[0]);
+  for (const [, i] of order) {
+    if (left <= 0) break;
+    out[i]! += 1;
+    left--;
+  }
+  return out;
+}
+
+/** `160p` -> share of the source bitrate a rendition of that height carries. */
+function renditionShare(suffix: string): number {
+  const m = /(\d+)p/.exec(suffix);
+  if (!m) return 0.3;
+  return Math.min(1, (Number(m[1]) / 1080) ** 1.5);
+}
+
+interface StreamProfile {
+  bytesIn: Wave;
+  /** Mean viewers times the curve; its integral times the mean input rate is the output counter. */
+  viewers: Wave;
+  weights: number[];
+}
+
+interface Bytes {
+  in: number;
+  out: number;
+}
+
+export class ValueModel implements TopologyListener {
+  private readonly profiles = new Map<string, StreamProfile>();
+  /** Bytes counted by sessions that ended, per application and per vhost. */
+  private readonly retiredApp = new Map<string, Bytes>();
+  private readonly retiredVHost = new Map<string, Bytes>();
+  /** Set while sampling the past for `historic`. */
+  private sampleTime: number | undefined;
+
+  constructor(
+    private readonly topology: Topology,
+    private readonly clock: ValueClock,
+    private readonly settings: ValueSettings,
+  ) {
+    topology.setListener(this);
+  }
+
+  // ---- topology listener: keep the bytes of what goes away
+
+  sessionEnding(vhost: string, app: string, stream: StreamNode): void {
+    const b = this.streamBytes(vhost, app, stream, this.time());
+    add(this.retiredApp, `${vhost}\u0000${app}`, b);
+  }
+
+  appEnding(vhost: string, app: AppNode): void {
+    const key = `${vhost}\u0000${app.name}`;
+    const appBytes = this.appBytes(vhost, app, this.time());
+    add(this.retiredVHost, vhost, appBytes);
+    this.retiredApp.delete(key);
+  }
+
+  // ---- server level
+
+  machine(): MachineCurrentBody {
+    const t = this.time();
+    const seed = this.settings.seed;
+    const connections = this.serverConnections(t);
+    const cpuUser = Math.min(90, Math.round(at(wave(seed, 14, 0.4, 0.6, 'cpu-user'), t) + Math.min(30, connections / 40)));
+    const cpuSystem = Math.round(at(wave(seed, 4, 0.3, 0.5, 'cpu-system'), t));
+    const iowait = hash32(seed, 'iowait', Math.floor(t)) % 3;
+    const total = this.totalMemory();
+    const memoryUsed = Math.floor(total * at(wave(seed, 0.45, 0.1, 0.2, 'memory'), t));
+    const heapUsed = Math.floor(JAVA_MAX_HEAP_BYTES * at(wave(seed, 0.4, 0.2, 0.4, 'heap'), t));
+    const disk = this.diskTotal();
+    const diskUsed = Math.floor(disk * 0.3 + 2048 * (t - this.settings.serverStartedAt));
+    return {
+      serverUptime: Math.floor(t - this.settings.serverStartedAt),
+      cpuIdle: 100 - cpuUser - cpuSystem - iowait,
+      cpuUser,
+      cpuSystem,
+      memoryFree: total - memoryUsed,
+      memoryUsed,
+      heapFree: JAVA_MAX_HEAP_BYTES - heapUsed,
+      heapUsed,
+      diskFree: disk - diskUsed,
+      diskUsed,
+      connectionCount: connections,
+    };
+  }
+
+  status(): ServerStatusBody {
+    const t = this.time();
+    const machine = this.machine();
+    const version = this.settings.serverVersion;
+    let transcoding = 0;
+    for (const v of this.topology.vhostNodes()) {
+      for (const a of v.apps.values()) {
+        if (!a.transcoderEnabled) continue;
+        for (const s of a.streams.values()) if (s.connected && s.renditionOf === undefined) transcoding++;
+      }
+    }
+    const licenses = 4 + (hash32(this.settings.seed, 'licenses') % 4) * 4;
+    return {
+      serverVersion: version,
+      serverBuild: /build(\d+)/.exec(version)?.[1] ?? '',
+      licenseType: 'Subscription',
+      licenseExpireDate: this.settings.licenseExpireDate,
+      serverMode: 'standalone',
+      totalMemory: this.totalMemory(),
+      availableMemory: machine.memoryFree,
+      processorCores: [4, 8, 16, 32][hash32(this.settings.seed, 'cores') % 4]!,
+      javaMaxHeapSize: JAVA_MAX_HEAP,
+      timeRunning: Math.round((t - this.settings.serverStartedAt) * 1000) / 1000,
+      currentConnections: machine.connectionCount,
+      maxConnections: this.settings.maxConnections ?? 0,
+      maxIncommingStreams: this.settings.maxIncomingStreams ?? 0,
+      transcoderLicenses: licenses,
+      transcoderLicensesInUse: Math.min(licenses, transcoding),
+      dvrEnabled: true,
+      drmEnabled: false,
+      transcoderEnabled: true,
+    };
+  }
+
+  vhostList(): VHostListBody {
+    return {
+      serverName: SERVER_NAME,
+      vhosts: this.topology.vhostNodes().map((v) => ({
+        id: v.name,
+        href: `/v2/servers/${SERVER_NAME}/vhosts/${encodeURIComponent(v.name)}`,
+        connectingIPAddress: '*',
+        connectingPort: v.port,
+        connectingSSLEnable: false,
+      })),
+    };
+  }
+
+  // ---- vhost level
+
+  /** `{V}/monitoring/current`; undefined for an unknown vhost. Rates are absent at this level. */
+  vhost(vhost: string): CurrentStatsBody | undefined {
+    const v = this.topology.vhost(vhost);
+    if (!v) return undefined;
+    const t = this.time();
+    const bytes = { ...(this.retiredVHost.get(vhost) ?? { in: 0, out: 0 }) };
+    const counts = zeroCounts(HOST_PROTOCOLS);
+    for (const a of v.apps.values()) {
+      const b = this.appBytes(vhost, a, t);
+      bytes.in += b.in;
+      bytes.out += b.out;
+      addCounts(counts, this.appConnections(vhost, a, t));
+    }
+    return {
+      serverName: SERVER_NAME,
+      uptime: Math.max(0, Math.floor(t - v.startedAt)),
+      bytesIn: bytes.in,
+      bytesOut: bytes.out,
+      totalConnections: sumCounts(counts),
+      connectionCount: counts,
+    };
+  }
+
+  applicationList(vhost: string): ApplicationListBody | undefined {
+    const v = this.topology.vhost(vhost);
+    if (!v) return undefined;
+    return {
+      serverName: SERVER_NAME,
+      applications: [...v.apps.values()].map((a) => ({
+        id: a.name,
+        href: `/v2/servers/${SERVER_NAME}/vhosts/${encodeURIComponent(vhost)}/applications/${encodeURIComponent(a.name)}`,
+        appType: a.appType,
+        dvrEnabled: a.dvrEnabled,
+        drmEnabled: a.drmEnabled,
+        transcoderEnabled: a.transcoderEnabled,
+        streamTargetsEnabled: a.streamTargetsEnabled,
+      })),
+    };
+  }
+
+  // ---- application level
+
+  /** `{A}/monitoring/current`; undefined for an unknown vhost or application (the API's 404). */
+  application(vhost: string, app: string): CurrentStatsBody | undefined {
+    const a = this.topology.app(vhost, app);
+    if (!a) return undefined;
+    const t = this.time();
+    const bytes = this.appBytes(vhost, a, t);
+    let inRate = 0;
+    let outRate = 0;
+    for (const s of a.streams.values()) {
+      const r = this.streamRates(vhost, app, s, t);
+      inRate += r.in;
+      outRate += r.out;
+    }
+    const counts = this.appConnections(vhost, a, t);
+    return {
+      serverName: SERVER_NAME,
+      uptime: a.startedAt === undefined ? 0 : Math.max(0, Math.floor(t - a.startedAt)),
+      bytesIn: bytes.in,
+      bytesOut: bytes.out,
+      bytesInRate: inRate,
+      bytesOutRate: outRate,
+      totalConnections: sumCounts(counts),
+      connectionCount: counts,
+    };
+  }
+
+  /** `{A}/instances`: one `_definst_` while the application runs, an empty list otherwise. */
+  instances(vhost: string, app: string): { serverName: string; instanceList: InstanceBody[] } | undefined {
+    const a = this.topology.app(vhost, app);
+    if (!a) return undefined;
+    return { serverName: SERVER_NAME, instanceList: a.startedAt === undefined ? [] : [this.instanceOf(a, DEFAULT_INSTANCE)] };
+  }
+
+  /** `{A}/instances/{instance}`: an unknown (or not running) instance is 200 with empty arrays. */
+  instance(vhost: string, app: string, instance: string): (InstanceBody & { serverName: string }) | undefined {
+    const a = this.topology.app(vhost, app);
+    if (!a) return undefined;
+    const body = instance === DEFAULT_INSTANCE && a.startedAt !== undefined ? this.instanceOf(a, instance) : emptyInstance(instance);
+    return { serverName: SERVER_NAME, ...body };
+  }
+
+  // ---- stream level
+
+  /**
+   * `{I}/incomingstreams/{stream}/monitoring/current`. Like real servers, a stream (or instance) that does not
+   * exist in an existing application is 200 with zeros; only an unknown application is undefined (404).
+   */
+  stream(vhost: string, app: string, instance: string, stream: string): StreamCurrentBody | undefined {
+    const a = this.topology.app(vhost, app);
+    if (!a) return undefined;
+    const s = instance === DEFAULT_INSTANCE ? a.streams.get(stream) : undefined;
+    const base = { serverName: SERVER_NAME, applicationInstance: instance, name: stream };
+    if (!s) return { ...base, uptime: 0, bytesIn: 0, bytesOut: 0, bytesInRate: 0, bytesOutRate: 0, totalConnections: 0, connectionCount: zeroCounts(STREAM_PROTOCOLS) };
+    const t = this.time();
+    const bytes = this.streamBytes(vhost, app, s, t);
+    const rates = this.streamRates(vhost, app, s, t);
+    const counts = this.streamConnections(vhost, app, s, t);
+    return {
+      ...base,
+      uptime: s.connected ? Math.max(0, Math.floor(t - s.sessionStart)) : 0,
+      bytesIn: bytes.in,
+      bytesOut: bytes.out,
+      bytesInRate: rates.in,
+      bytesOutRate: rates.out,
+      totalConnections: sumCounts(counts),
+      connectionCount: counts,
+    };
+  }
+
+  // ---- history
+
+  /**
+   * `monitoring/historic`: an `entries` envelope (its shape is undocumented on real servers) with one sample
+   * a minute over the last `count` minutes, oldest first. Past samples are recomputed from the curves for
+   * the objects that exist now.
+   */
+  history<T extends object>(current: () => T | undefined, count = 5, stepSeconds = 60): { serverName: string; entries: Array<T & { timestamp: number }> } | undefined {
+    if (current() === undefined) return undefined;
+    const now = this.time();
+    const entries: Array<T & { timestamp: number }> = [];
+    for (let k = count - 1; k >= 0; k--) {
+      const t = Math.max(this.settings.serverStartedAt, now - k * stepSeconds);
+      this.sampleTime = t;
+      try {
+        const sample = current();
+        if (sample) entries.push({ timestamp: Math.round(this.settings.epochMsAtZero + t * 1000), ...sample });
+      } finally {
+        this.sampleTime = undefined;
+      }
+    }
+    return { serverName: SERVER_NAME, entries };
+  }
+
+  // ---- internals
+
+  private time(): number {
+    return this.sampleTime ?? this.clock.now();
+  }
+
+  private instanceOf(a: AppNode, instance: string): InstanceBody {
+    const streams = [...a.streams.values()];
+    return {
+      name: instance,
+      incomingStreams: streams.map((s) => ({
+        applicationInstance: instance,
+        name: s.name,
+        sourceIp: s.sourceIp,
+        isRecordingSet: s.recording,
+        isStreamManagerStream: s.streamManager,
+        isPublishedToVOD: false,
+        isConnected: s.connected,
+        isPTZEnabled: false,
+        ptzPollingInterval: 2000,
+      })),
+      outgoingStreams: [],
+      recorders: streams
+        .filter((s) => s.recording)
+        .map((s) => ({
+          recorderName: s.name,
+          instanceName: instance,
+          recorderState: s.connected ? 'Recording in Progress' : 'Waiting for stream',
+          defaultRecorder: true,
+          segmentationType: 'None',
+          outputPath: '/usr/local/WowzaStreamingEngine/content',
+          currentFile: `${s.name}.mp4`,
+          fileFormat: 'MP4',
+        })),
+      streamGroups: [],
+    };
+  }
+
+  private profile(vhost: string, app: string, s: StreamNode): StreamProfile {
+    const key = `${vhost}/${app}/${s.name}`;
+    let p = this.profiles.get(key);
+    if (p) return p;
+    const seed = this.settings.seed;
+    // A rendition carries a share of its source's bitrate; its audience is its own.
+    const sourceKey = s.renditionOf === undefined ? key : `${vhost}/${app}/${s.renditionOf}`;
+    const sourceRate = Math.round(between(100_000, 800_000, seed, 'bitrate', sourceKey));
+    const rate = s.renditionOf === undefined ? sourceRate : Math.round(sourceRate * renditionShare(s.name.slice(s.renditionOf.length + 1)));
+    const meanViewers = unit(seed, 'audience', key) < 0.15 ? 0 : Math.round(between(1, 40, seed, 'viewers', key));
+    // Profiles are recomputable, so a topology that churns through many names just starts the cache over.
+    if (this.profiles.size >= 200_000) this.profiles.clear();
+    p = {
+      bytesIn: wave(seed, rate, 0.05, 0.25, 'in', key),
+      viewers: wave(seed, meanViewers, 0.2, 0.6, 'viewers', key),
+      weights: STREAM_PROTOCOLS.map((proto) => between(0, 1, seed, 'weight', key, proto) ** 2 * (proto === 'CUPERTINO' ? 4 : 1)),
+    };
+    this.profiles.set(key, p);
+    return p;
+  }
+
+  private streamBytes(vhost: string, app: string, s: StreamNode, t: number): Bytes {
+    const p = this.profile(vhost, app, s);
+    const end = s.connected ? t : Math.min(t, s.stoppedAt ?? t);
+    return {
+      in: Math.floor(integral(p.bytesIn, s.sessionStart, end)),
+      out: Math.floor(p.bytesIn.base * integral(p.viewers, s.sessionStart, end)),
+    };
+  }
+
+  private streamRates(vhost: string, app: string, s: StreamNode, t: number): Bytes {
+    if (!s.connected) return { in: 0, out: 0 };
+    const p = this.profile(vhost, app, s);
+    return { in: Math.round(at(p.bytesIn, t)), out: Math.round(p.bytesIn.base * at(p.viewers, t)) };
+  }
+
+  private streamConnections(vhost: string, app: string, s: StreamNode, t: number): Record<string, number> {
+    const p = this.profile(vhost, app, s);
+    const total = s.connected ? Math.max(0, Math.round(at(p.viewers, t))) : 0;
+    const split = apportion(total, p.weights);
+    return Object.fromEntries(STREAM_PROTOCOLS.map((proto, i) => [proto, split[i]!]));
+  }
+
+  private appBytes(vhost: string, a: AppNode, t: number): Bytes {
+    if (a.startedAt === undefined) return { in: 0, out: 0 };
+    const bytes = { ...(this.retiredApp.get(`${vhost}\u0000${a.name}`) ?? { in: 0, out: 0 }) };
+    for (const s of a.streams.values()) {
+      const b = this.streamBytes(vhost, a.name, s, t);
+      bytes.in += b.in;
+      bytes.out += b.out;
+    }
+    return bytes;
+  }
+
+  private appConnections(vhost: string, a: AppNode, t: number): Record<string, number> {
+    const counts = zeroCounts(HOST_PROTOCOLS);
+    for (const s of a.streams.values()) addCounts(counts, this.streamConnections(vhost, a.name, s, t));
+    return counts;
+  }
+
+  private serverConnections(t: number): number {
+    let n = 0;
+    for (const v of this.topology.vhostNodes()) for (const a of v.apps.values()) n += sumCounts(this.appConnections(v.name, a, t));
+    return n;
+  }
+
+  private totalMemory(): number {
+    return 2 ** (34 + (hash32(this.settings.seed, 'memory-size') % 3)); // 16, 32 or 64 GiB
+  }
+
+  private diskTotal(): number {
+    return 500 * 1000 ** 3;
+  }
+}
+
+function emptyInstance(name: string): InstanceBody {
+  return { name, incomingStreams: [], outgoingStreams: [], recorders: [], streamGroups: [] };
+}
+
+function add(map: Map<string, Bytes>, key: string, b: Bytes): void {
+  const cur = map.get(key) ?? { in: 0, out: 0 };
+  map.set(key, { in: cur.in + b.in, out: cur.out + b.out });
+}
+
+function zeroCounts(keys: readonly string[]): Record<string, number> {
+  return Object.fromEntries(keys.map((k) => [k, 0]));
+}
+
+function addCounts(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+}
+
+function sumCounts(counts: Record<string, number>): number {
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}
