@@ -1,0 +1,72 @@
+import type { CommandModule } from 'yargs';
+import { ConfigError } from '../config/errors.js';
+import { loadConfig } from '../config/load.js';
+import { createLogger } from '../logger.js';
+import { tailLog } from '../logs/tail.js';
+import { parseServerFilterFlags, resolveLogType } from '../logs/vocabulary.js';
+import { WowzaClient } from '../wowza/client.js';
+import { WowzaLogSource } from '../wowza/log-source.js';
+import { configFlagsFrom, withWowzaFlags } from './flags.js';
+
+const tail: CommandModule = {
+  command: 'tail',
+  describe: 'print a server log, optionally following it across rotations',
+  builder: (y) =>
+    withWowzaFlags(y)
+      .option('log-type', { type: 'string', demandOption: true, describe: 'log type: access, error, stats or a full name from {S}/logs' })
+      .option('follow', { alias: 'f', type: 'boolean', default: false, describe: 'keep printing new lines (Ctrl-C to stop)' })
+      .option('start-at', { type: 'string', choices: ['end', 'beginning'], default: 'end', describe: 'end: the last --lines lines first; beginning: the whole current file' })
+      .option('lines', { alias: 'n', type: 'number', default: 10, describe: 'with --start-at end, how many lines before the end to show first' })
+      .option('filter', { type: 'string', describe: 'server-side filters, comma-separated: noDebug,noInfo,noWarn,noError,noHeader,noColumnHeadings' })
+      .option('search', { type: 'string', describe: 'only lines containing this text (server-side)' })
+      .option('regex-search', { type: 'string', describe: 'only lines matching this regular expression (server-side)' })
+      .option('format', { type: 'string', choices: ['json', 'raw'], default: 'json', describe: 'json: one parsed record per line; raw: lines exactly as the server holds them' }),
+  handler: async (argv) => {
+    const warn = createLogger({ level: 'warn' });
+    const runtime = loadConfig(configFlagsFrom(argv), process.env, (m, meta) => warn.warn(meta, m));
+    if (runtime.servers.length !== 1) throw new ConfigError(`logs tail reads one server; ${runtime.servers.length} are configured (pass one --wowza.url)`);
+    let flags;
+    try {
+      flags = argv.filter ? parseServerFilterFlags(String(argv.filter)) : [];
+    } catch (err) {
+      throw new ConfigError(`--filter: ${(err as Error).message}`);
+    }
+    const lines = Number(argv.lines);
+    if (!Number.isInteger(lines) || lines < 0) throw new ConfigError('--lines must be a whole number of 0 or more');
+    const client = new WowzaClient(runtime.servers[0]!);
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      await tailLog({
+        source: new WowzaLogSource(client),
+        logType: resolveLogType(String(argv['log-type'])),
+        follow: argv.follow === true,
+        startAt: argv['start-at'] as 'end' | 'beginning',
+        lines,
+        serverFilter: {
+          flags,
+          ...(argv.search ? { search: String(argv.search) } : {}),
+          ...(argv['regex-search'] ? { regexSearch: String(argv['regex-search']) } : {}),
+        },
+        format: argv.format as 'json' | 'raw',
+        out: process.stdout,
+        signal: stop.signal,
+        timeZone: runtime.config.logs?.time_zone,
+        logger: warn,
+      });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await client.close();
+    }
+  },
+};
+
+export const logsCommand: CommandModule = {
+  command: 'logs <command>',
+  describe: 'read server logs (log shipping itself runs in serve, configured in the logs: section)',
+  builder: (y) => y.command(tail).demandCommand(1),
+  handler: () => {},
+};

@@ -1,0 +1,35 @@
+import { entryDocument, type LogEntry } from './log-entry.js';
+import { RotatingFile } from './sinks/rotating-file.js';
+
+/** Size cap of the dead-letter file and rotated copies kept: it must not fill the disk on a bad day. */
+const MAX_BYTES = 64 * 1024 * 1024;
+const MAX_FILES = 2;
+
+/**
+ * Lines a sink refused for good (a 4xx other than 429, or retries given up), one JSON object per line
+ * with why, so they can be inspected and replayed. Writes from several sinks are serialized.
+ */
+export class DeadLetterFile {
+  private readonly file: RotatingFile;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(readonly path: string) {
+    this.file = new RotatingFile({ path, maxBytes: MAX_BYTES, maxFiles: MAX_FILES });
+  }
+
+  write(sink: string, reason: string, entries: readonly LogEntry[], status?: number): Promise<void> {
+    const time = new Date().toISOString();
+    let text = '';
+    for (const e of entries) {
+      text += JSON.stringify({ time, sink, reason, ...(status !== undefined ? { status } : {}), entry: entryDocument(e), line: e.line }) + '\n';
+    }
+    const run = this.queue.then(() => this.file.append(text));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    await this.file.close();
+  }
+}

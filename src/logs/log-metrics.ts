@@ -1,0 +1,80 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+type Follow = 'server' | 'log_type';
+type Ship = 'server' | 'log_type' | 'sink';
+
+/** Metrics of the log followers and sinks; names are part of the contract (shared/metrics.md). */
+export interface LogMetrics {
+  lines: Counter<Follow | 'severity'>;
+  events: Counter<Follow | 'category' | 'event'>;
+  parseErrors: Counter<Follow>;
+  offset: Gauge<Follow>;
+  lag: Gauge<Follow>;
+  rotations: Counter<Follow>;
+  readFailures: Counter<Follow>;
+  forwarded: Counter<Ship>;
+  failures: Counter<Ship>;
+  queue: Gauge<Ship>;
+  deadLetters: Counter<Ship>;
+  /** Records the time of the last record read, from which the lag gauge is computed at scrape time. */
+  noteRecordTime(server: string, logType: string, timeMs: number): void;
+  /**
+   * Creates a follower's failure and delivery counters at 0, so `rate()` and `increase()` see the first
+   * failure instead of a series that starts at 1.
+   */
+  start(server: string, logType: string, sinks: readonly string[]): void;
+  /** Removes the gauges of a follower that stopped, so no stale value stays behind. */
+  forget(server: string, logType: string, sinks: readonly string[]): void;
+}
+
+const created = new WeakMap<Registry, LogMetrics>();
+
+/** Creates the log metrics on `registry` (once per registry: later calls return the same set). */
+export function createLogMetrics(registry: Registry): LogMetrics {
+  const existing = created.get(registry);
+  if (existing) return existing;
+  const registers = [registry];
+  const lastRecord = new Map<string, { server: string; logType: string; ms: number }>();
+  const followLabels = ['server', 'log_type'] as const;
+  const shipLabels = ['server', 'log_type', 'sink'] as const;
+  const lag = new Gauge({
+    name: 'wowza_log_follower_lag_seconds',
+    help: 'Seconds between now and the timestamp of the last log record read.',
+    labelNames: followLabels,
+    registers,
+    collect() {
+      const now = Date.now();
+      for (const r of lastRecord.values()) this.set({ server: r.server, log_type: r.logType }, Math.max(0, (now - r.ms) / 1000));
+    },
+  });
+  const metrics: LogMetrics = {
+    lines: new Counter({ name: 'wowza_log_lines_total', help: 'Log lines read, by severity (debug, info, warn, error, other, none).', labelNames: [...followLabels, 'severity'], registers }),
+    events: new Counter({ name: 'wowza_log_events_total', help: 'Log records read, by category and event (unknown values as other).', labelNames: [...followLabels, 'category', 'event'], registers }),
+    parseErrors: new Counter({ name: 'wowza_log_parse_errors_total', help: 'Log lines that could not be parsed completely (shipped with a parse_error field).', labelNames: followLabels, registers }),
+    offset: new Gauge({ name: 'wowza_log_follower_offset_bytes', help: 'Byte offset the follower reads the log file from next.', labelNames: followLabels, registers }),
+    lag,
+    rotations: new Counter({ name: 'wowza_log_rotations_total', help: 'Log file rotations the follower detected.', labelNames: followLabels, registers }),
+    readFailures: new Counter({ name: 'wowza_log_follower_read_failures_total', help: 'Failed reads of the log through the REST API.', labelNames: followLabels, registers }),
+    forwarded: new Counter({ name: 'wowza_log_forwarded_lines_total', help: 'Log lines the sink acknowledged.', labelNames: shipLabels, registers }),
+    failures: new Counter({ name: 'wowza_log_forward_failures_total', help: 'Failed delivery attempts (retries included) of batches holding lines of this log.', labelNames: shipLabels, registers }),
+    queue: new Gauge({ name: 'wowza_log_forward_queue_lines', help: 'Log lines waiting for the sink or being sent to it.', labelNames: shipLabels, registers }),
+    deadLetters: new Counter({ name: 'wowza_log_dead_letter_lines_total', help: 'Log lines the sink refused for good (or gave up on), written to the dead-letter file.', labelNames: shipLabels, registers }),
+    noteRecordTime(server, logType, ms) {
+      lastRecord.set(`${server}\u0000${logType}`, { server, logType, ms });
+    },
+    start(server, logType, sinks) {
+      const labels = { server, log_type: logType };
+      for (const c of [metrics.parseErrors, metrics.rotations, metrics.readFailures]) c.inc(labels, 0);
+      for (const sink of sinks) for (const c of [metrics.forwarded, metrics.failures, metrics.deadLetters]) c.inc({ ...labels, sink }, 0);
+    },
+    forget(server, logType, sinks) {
+      lastRecord.delete(`${server}\u0000${logType}`);
+      const labels = { server, log_type: logType };
+      lag.remove(labels);
+      metrics.offset.remove(labels);
+      for (const sink of sinks) metrics.queue.remove({ ...labels, sink });
+    },
+  };
+  created.set(registry, metrics);
+  return metrics;
+}

@@ -1,0 +1,258 @@
+import type { Logger } from '../logger.js';
+import type { AckTicket } from './ack-tracker.js';
+import { sleep } from './abortable-sleep.js';
+import { backoffDelay } from './backoff.js';
+import type { DeadLetterFile } from './dead-letter.js';
+import { entryBytes, type LogEntry } from './log-entry.js';
+import type { LogMetrics } from './log-metrics.js';
+import { DeliveryError, type LogSink } from './sinks/log-sink.js';
+
+export interface BatchSettings {
+  /** A batch is sent once it holds this many lines... */
+  maxLines: number;
+  /** ...or this many bytes of lines... */
+  maxBytes: number;
+  /** ...or its oldest line waited this long. */
+  maxWaitMs: number;
+}
+
+export interface RetrySettings {
+  minBackoffMs: number;
+  maxBackoffMs: number;
+  /** Retries before a batch goes to the dead-letter file; unset retries for ever (and backpressure holds). */
+  maxRetries?: number;
+}
+
+export interface SinkWorkerOptions {
+  sink: LogSink;
+  batch: BatchSettings;
+  retry: RetrySettings;
+  /** Lines the worker holds (queued and in flight) before producers must wait. */
+  capacity: number;
+  deadLetter?: DeadLetterFile;
+  metrics?: LogMetrics;
+  logger: Logger;
+  random?: () => number;
+}
+
+interface Queued {
+  entry: LogEntry;
+  ticket: AckTicket;
+  bytes: number;
+  at: number;
+}
+
+/** Counts per (server, log_type) of a batch, for the labelled metrics. */
+function byLog(items: readonly Queued[]): Array<{ server: string; log_type: string; n: number }> {
+  const groups = new Map<string, { server: string; log_type: string; n: number }>();
+  for (const { entry } of items) {
+    const k = `${entry.server}\u0000${entry.logType}`;
+    const g = groups.get(k);
+    if (g) g.n++;
+    else groups.set(k, { server: entry.server, log_type: entry.logType, n: 1 });
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Feeds one sink: a bounded queue, batches closed by size or age, one batch in flight, retries with
+ * exponential backoff and jitter (or the receiver's Retry-After), dead letters for refusals. Every line
+ * is acknowledged once the sink holds it or it was dead-lettered; never before.
+ */
+export class SinkWorker {
+  readonly name: string;
+  private readonly queue: Queued[] = [];
+  private queuedBytes = 0;
+  private inFlight = 0;
+  private stopping = false;
+  private readonly abort = new AbortController();
+  private wakers: Array<() => void> = [];
+  private roomWaiters: Array<() => void> = [];
+  private readonly loop: Promise<void>;
+
+  constructor(private readonly options: SinkWorkerOptions) {
+    this.name = options.sink.name;
+    // run() handles its own failures; this catch only keeps a bug from becoming an unhandled rejection.
+    this.loop = this.run().catch((err: unknown) => {
+      options.logger.error({ error: (err as Error).message }, 'sink worker stopped unexpectedly');
+    });
+  }
+
+  /** Lines queued or being sent. */
+  get pending(): number {
+    return this.queue.length + this.inFlight;
+  }
+
+  /** Room for `lines` more; an empty worker always takes a chunk, however large, so nothing deadlocks. */
+  hasRoom(lines: number): boolean {
+    return this.pending === 0 || this.pending + lines <= this.options.capacity;
+  }
+
+  /** Resolves once there is room for `lines`; rejects when `signal` aborts. */
+  async waitForRoom(lines: number, signal: AbortSignal): Promise<void> {
+    while (!this.hasRoom(lines)) {
+      signal.throwIfAborted();
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        this.roomWaiters.push(done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+    signal.throwIfAborted();
+  }
+
+  enqueue(entries: readonly LogEntry[], ticket: AckTicket): void {
+    if (this.stopping) throw new Error(`sink ${this.name} is shutting down`);
+    if (entries.length === 0) return;
+    const at = Date.now();
+    for (const entry of entries) {
+      const bytes = entryBytes(entry);
+      this.queue.push({ entry, ticket, bytes, at });
+      this.queuedBytes += bytes;
+    }
+    for (const g of byLog(this.queue.slice(-entries.length))) this.options.metrics?.queue.inc({ server: g.server, log_type: g.log_type, sink: this.name }, g.n);
+    this.wake();
+  }
+
+  /**
+   * Sends everything queued without waiting for batches to fill, retrying until `timeoutMs`; then
+   * gives up on what is left (it stays unacknowledged, so it is read again after a restart).
+   * Resolves true when everything was delivered.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.stopping = true;
+    this.wake();
+    const timer = setTimeout(() => this.abort.abort(), timeoutMs);
+    try {
+      await this.loop;
+    } finally {
+      clearTimeout(timer);
+    }
+    const left = this.pending;
+    if (left > 0) this.options.logger.warn({ lines: left }, 'sink did not take every line before the shutdown deadline: they are read again at the next start');
+    return left === 0;
+  }
+
+  private wake(): void {
+    const w = this.wakers;
+    this.wakers = [];
+    for (const f of w) f();
+  }
+
+  /** Waits for new lines, the shutdown, or `ms`. */
+  private waitForWake(ms?: number): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        if (timer) clearTimeout(timer);
+        resolve();
+      };
+      if (ms !== undefined) timer = setTimeout(() => {
+        this.wakers = this.wakers.filter((f) => f !== done);
+        resolve();
+      }, ms);
+      this.wakers.push(done);
+    });
+  }
+
+  private batchFull(): boolean {
+    return this.queue.length >= this.options.batch.maxLines || this.queuedBytes >= this.options.batch.maxBytes;
+  }
+
+  private async run(): Promise<void> {
+    const { maxWaitMs } = this.options.batch;
+    for (;;) {
+      if (this.abort.signal.aborted) return;
+      if (this.queue.length === 0) {
+        if (this.stopping) return;
+        await this.waitForWake();
+        continue;
+      }
+      const closeAt = this.queue[0]!.at + maxWaitMs;
+      if (!this.stopping && !this.batchFull() && Date.now() < closeAt) {
+        await this.waitForWake(closeAt - Date.now());
+        continue;
+      }
+      await this.deliver(this.takeBatch());
+    }
+  }
+
+  private takeBatch(): Queued[] {
+    const { maxLines, maxBytes } = this.options.batch;
+    let n = 0;
+    let bytes = 0;
+    while (n < this.queue.length && n < maxLines && (n === 0 || bytes + this.queue[n]!.bytes <= maxBytes)) bytes += this.queue[n++]!.bytes;
+    const batch = this.queue.splice(0, n);
+    this.queuedBytes -= bytes;
+    this.inFlight = batch.length;
+    return batch;
+  }
+
+  private async deliver(batch: Queued[]): Promise<void> {
+    const { sink, retry, metrics, logger } = this.options;
+    const entries = batch.map((q) => q.entry);
+    const groups = byLog(batch);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await sink.send(entries, this.abort.signal);
+        for (const g of groups) metrics?.forwarded.inc({ server: g.server, log_type: g.log_type, sink: this.name }, g.n);
+        this.finish(batch, groups);
+        return;
+      } catch (err) {
+        if (this.abort.signal.aborted) return; // shutdown deadline: the batch stays unacknowledged
+        const failure = err instanceof DeliveryError ? err : new DeliveryError((err as Error).message ?? String(err), true);
+        for (const g of groups) metrics?.failures.inc({ server: g.server, log_type: g.log_type, sink: this.name });
+        if (!failure.retryable) {
+          await this.deadLetter(batch, groups, failure.message, failure.details.status);
+          return;
+        }
+        if (retry.maxRetries !== undefined && attempt > retry.maxRetries) {
+          await this.deadLetter(batch, groups, `gave up after ${retry.maxRetries} retries: ${failure.message}`, failure.details.status);
+          return;
+        }
+        const delay = failure.details.retryAfterMs ?? backoffDelay(attempt, { minMs: retry.minBackoffMs, maxMs: retry.maxBackoffMs }, this.options.random);
+        logger.warn({ error: failure.message, lines: batch.length, attempt, retryInMs: delay }, 'sending logs failed; retrying');
+        await sleep(delay, this.abort.signal);
+        if (this.abort.signal.aborted) return;
+      }
+    }
+  }
+
+  private async deadLetter(batch: Queued[], groups: ReturnType<typeof byLog>, reason: string, status?: number): Promise<void> {
+    const { deadLetter, metrics, logger } = this.options;
+    let where = 'dropped (no dead_letter_file configured)';
+    if (deadLetter) {
+      try {
+        await deadLetter.write(this.name, reason, batch.map((q) => q.entry), status);
+        where = deadLetter.path;
+      } catch (err) {
+        where = `dropped: cannot write ${deadLetter.path} (${(err as Error).message})`;
+      }
+    }
+    for (const g of groups) metrics?.deadLetters.inc({ server: g.server, log_type: g.log_type, sink: this.name }, g.n);
+    logger.error({ reason, lines: batch.length, dead_letter: where }, 'sink refused a batch for good; moved to the dead-letter file');
+    this.finish(batch, groups);
+  }
+
+  private finish(batch: Queued[], groups: ReturnType<typeof byLog>): void {
+    this.inFlight = 0;
+    for (const g of groups) this.options.metrics?.queue.dec({ server: g.server, log_type: g.log_type, sink: this.name }, g.n);
+    // One ack per ticket and run of lines: a chunk's lines are contiguous in the queue.
+    let i = 0;
+    while (i < batch.length) {
+      const ticket = batch[i]!.ticket;
+      let n = 0;
+      while (i < batch.length && batch[i]!.ticket === ticket) {
+        n++;
+        i++;
+      }
+      ticket.ack(n);
+    }
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const w of waiters) w();
+  }
+}

@@ -1,0 +1,42 @@
+import type { Dispatcher } from 'undici';
+import { entryDocument, type LogEntry } from '../log-entry.js';
+import { createSinkAgent, httpPost, type SinkTls } from './http-post.js';
+import type { LogSink } from './log-sink.js';
+
+export interface HttpSinkOptions {
+  name: string;
+  url: string;
+  timeoutMs: number;
+  tls?: SinkTls;
+  /** Connection pool to use instead of a private one (closed by its owner, not by the sink). */
+  dispatcher?: Dispatcher;
+  /** Extra request headers (may hold credentials: never logged). */
+  headers?: Readonly<Record<string, string>>;
+  bearerToken?: string;
+}
+
+/** POSTs each batch as a JSON array of records to a URL (a webhook, Vector's http source, Logstash...). */
+export class HttpSink implements LogSink {
+  readonly name: string;
+  private readonly headers: Record<string, string>;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+
+  constructor(private readonly options: HttpSinkOptions) {
+    this.name = options.name;
+    this.ownsDispatcher = !options.dispatcher;
+    this.dispatcher = options.dispatcher ?? createSinkAgent(options.tls);
+    this.headers = {};
+    for (const [k, v] of Object.entries(options.headers ?? {})) this.headers[k.toLowerCase()] = v;
+    if (options.bearerToken) this.headers.authorization = `Bearer ${options.bearerToken}`;
+  }
+
+  send(entries: readonly LogEntry[], signal: AbortSignal): Promise<void> {
+    const body = JSON.stringify(entries.map(entryDocument));
+    return httpPost({ url: this.options.url, headers: this.headers, timeoutMs: this.options.timeoutMs, dispatcher: this.dispatcher }, body, 'application/json', signal);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}

@@ -1,0 +1,68 @@
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+export interface RotatingFileOptions {
+  path: string;
+  /** The file is rotated before a write would take it past this size. */
+  maxBytes: number;
+  /** Rotated files kept (`path.1` newest ... `path.N` oldest); 0 keeps none. */
+  maxFiles: number;
+}
+
+/**
+ * An append-only file rotated by size, like logrotate's `size` + `rotate N`. Each append is synced to
+ * disk before it resolves, so a caller may acknowledge what it wrote. Appends must not overlap.
+ */
+export class RotatingFile {
+  private handle: FileHandle | undefined;
+  private size = 0;
+
+  constructor(private readonly options: RotatingFileOptions) {}
+
+  get path(): string {
+    return this.options.path;
+  }
+
+  async append(text: string): Promise<void> {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    const fh = await this.open();
+    if (this.size > 0 && this.size + bytes > this.options.maxBytes) {
+      await this.rotate();
+      return this.append(text);
+    }
+    await fh.appendFile(text, 'utf8');
+    await fh.datasync();
+    this.size += bytes;
+  }
+
+  async close(): Promise<void> {
+    const fh = this.handle;
+    this.handle = undefined;
+    await fh?.close();
+  }
+
+  private async open(): Promise<FileHandle> {
+    if (this.handle) return this.handle;
+    await mkdir(dirname(this.options.path), { recursive: true });
+    const fh = await open(this.options.path, 'a', 0o640);
+    this.size = (await fh.stat()).size;
+    this.handle = fh;
+    return fh;
+  }
+
+  private async rotate(): Promise<void> {
+    await this.close();
+    const { path, maxFiles } = this.options;
+    if (maxFiles <= 0) {
+      await rm(path, { force: true });
+      return;
+    }
+    await rm(`${path}.${maxFiles}`, { force: true });
+    for (let i = maxFiles - 1; i >= 1; i--) {
+      await rename(`${path}.${i}`, `${path}.${i + 1}`).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+    }
+    await rename(path, `${path}.1`);
+  }
+}

@@ -1,0 +1,156 @@
+import { toUtcTimestamp } from './timestamp.js';
+
+/** A field value: numbers for byte/size/duration/port columns, null for `-`, else the text as written. */
+export type FieldValue = string | number | null;
+
+/**
+ * One log line as an object. Fields are named by the `#Fields` header; `date`, `time` and `tz` become
+ * `timestamp` (ISO-8601 UTC, null when the line has no usable time). A line that could not be mapped
+ * carries `raw` (the text) and `parse_error` (why) instead of fields.
+ */
+export type LogRecord = Record<string, FieldValue>;
+
+export type ParsedLine =
+  | { kind: 'record'; record: LogRecord; /** epoch ms of `timestamp`, when there is one */ timeMs?: number }
+  | { kind: 'header'; name: string; value: string }
+  | { kind: 'blank' };
+
+/** Columns holding counts of bytes, sizes, durations, positions or ports, which become numbers. */
+const NUMERIC_FIELD = /(?:^|-)(?:bytes|size|length|duration|port|spos)$/;
+const NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/;
+const TIME_FIELDS = new Set(['date', 'time', 'tz']);
+
+/** Parses the value of a `#Fields:` header (or a page's `logFields`) into column names. */
+export function parseFieldsHeader(text: string): string[] {
+  return text
+    .replace(/^#?\s*Fields:\s*/i, '')
+    .split(/[\t ]+/)
+    .filter((f) => f !== '');
+}
+
+/** The number a numeric column holds, or the text when it is not a number that survives the conversion. */
+function numericValue(text: string): number | string {
+  if (!NUMBER.test(text)) return text;
+  const n = Number(text);
+  if (!Number.isFinite(n)) return text;
+  // 64-bit counters beyond 2^53 would be silently rounded: keep their exact digits.
+  if (Number.isInteger(n) && !Number.isSafeInteger(n)) return text;
+  return n;
+}
+
+interface Layout {
+  readonly fields: readonly string[];
+  readonly text: string;
+  readonly numeric: readonly boolean[];
+  readonly date: number;
+  readonly time: number;
+  readonly tz: number;
+}
+
+function layoutOf(fields: string[]): Layout {
+  return {
+    fields,
+    text: fields.join(' '),
+    numeric: fields.map((f) => NUMERIC_FIELD.test(f)),
+    date: fields.indexOf('date'),
+    time: fields.indexOf('time'),
+    tz: fields.indexOf('tz'),
+  };
+}
+
+export interface W3cParserOptions {
+  /** Zone of lines without a `tz` column (error and stats logs). Default `UTC`. */
+  defaultTimeZone?: string;
+  /** Column names in force before any header line is seen (e.g. remembered from an earlier read). */
+  fields?: string | string[];
+}
+
+/**
+ * Parses Wowza's W3C-style logs line by line. Stateful: a `#Fields` header defines the shape of every
+ * record after it, also when a new header appears mid-stream. Never throws on input.
+ */
+export class W3cLogParser {
+  private layout: Layout | undefined;
+  private readonly defaultZone: string;
+
+  constructor(options: W3cParserOptions = {}) {
+    this.defaultZone = options.defaultTimeZone ?? 'UTC';
+    if (options.fields !== undefined) this.setFields(options.fields);
+  }
+
+  /** The `#Fields` in force, space-separated, or undefined before any is known. */
+  get fields(): string | undefined {
+    return this.layout?.text;
+  }
+
+  /** Sets the columns from a header value or a list; an empty header leaves the current one in force. */
+  setFields(fields: string | string[]): void {
+    const list = typeof fields === 'string' ? parseFieldsHeader(fields) : fields.filter((f) => f !== '');
+    if (list.length > 0) this.layout = layoutOf(list);
+  }
+
+  /** Forgets the columns (a new file starts with its own header). */
+  reset(): void {
+    this.layout = undefined;
+  }
+
+  parseLine(line: string): ParsedLine {
+    const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+    if (text.trim() === '') return { kind: 'blank' };
+    if (text.startsWith('#')) {
+      const colon = text.indexOf(':');
+      const name = (colon < 0 ? text.slice(1) : text.slice(1, colon)).trim();
+      const value = colon < 0 ? '' : text.slice(colon + 1).trim();
+      if (name.toLowerCase() === 'fields') this.setFields(value);
+      return { kind: 'header', name, value };
+    }
+    const layout = this.layout;
+    if (!layout) return broken(line, 'no #Fields header known for this log');
+    const values = text.split('\t');
+    // A trailing tab is harmless; any other count mismatch means the line cannot be mapped safely.
+    if (values.length === layout.fields.length + 1 && values[values.length - 1] === '') values.pop();
+    if (values.length !== layout.fields.length) {
+      return broken(line, `expected ${layout.fields.length} tab-separated fields, got ${values.length}`);
+    }
+    return this.mapRecord(layout, values);
+  }
+
+  private mapRecord(layout: Layout, values: string[]): ParsedLine {
+    const record: LogRecord = { timestamp: null };
+    let timeMs: number | undefined;
+    let error: string | undefined;
+    if (layout.date >= 0 && layout.time >= 0) {
+      const tzText = layout.tz >= 0 ? values[layout.tz]! : '-';
+      const zone = tzText === '-' || tzText === '' ? this.defaultZone : tzText;
+      const ts = toUtcTimestamp(values[layout.date]!, values[layout.time]!, zone);
+      if (ts.ok) {
+        record.timestamp = ts.iso;
+        timeMs = ts.ms;
+      } else {
+        error = ts.error;
+      }
+    }
+    for (let i = 0; i < layout.fields.length; i++) {
+      const name = layout.fields[i]!;
+      // date/time/tz live on in `timestamp`; they stay as written only when they could not be read.
+      if (timeMs !== undefined && TIME_FIELDS.has(name)) continue;
+      const value = values[i]!;
+      record[name] = value === '-' ? null : layout.numeric[i] ? numericValue(value) : value;
+    }
+    if (error !== undefined) record.parse_error = error;
+    return timeMs === undefined ? { kind: 'record', record } : { kind: 'record', record, timeMs };
+  }
+}
+
+function broken(line: string, error: string): ParsedLine {
+  return { kind: 'record', record: { timestamp: null, raw: line, parse_error: error } };
+}
+
+/** The value of the first `#Start-Date` header among `lines`: the identity of a file when the server sends none. */
+export function startDateHeader(lines: readonly string[]): string | undefined {
+  for (const line of lines) {
+    const m = /^#\s*Start-Date:\s*(.*?)\s*$/i.exec(line);
+    if (m) return m[1];
+  }
+  return undefined;
+}

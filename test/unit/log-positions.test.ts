@@ -1,0 +1,149 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { AckTracker } from '../../src/logs/ack-tracker.js';
+import { PositionStore } from '../../src/logs/position-store.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'log-positions-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function capture() {
+  const lines: Array<Record<string, unknown>> = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString('utf8').split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
+      cb();
+    },
+  });
+  return { logger: createLogger({ level: 'debug', destination }), lines };
+}
+
+describe('positions store', () => {
+  it('saves and restores positions per server and log type', async () => {
+    const path = join(dir, 'state', 'positions.json');
+    const { logger } = capture();
+    const a = await PositionStore.open(path, logger);
+    a.set('edge-1', 'wowzastreamingengine_access', { fileId: '2024-01-15 00:00:00', offset: 4096, fields: 'date time tz x-event' });
+    a.set('edge-2', 'wowzastreamingengine_access', { fileId: '', offset: 10 });
+    a.set('edge-1', 'wowzastreamingengine_error', { fileId: '2024-01-15 00:00:00', offset: 2 ** 40 });
+    await a.save();
+
+    const b = await PositionStore.open(path, logger);
+    expect(b.get('edge-1', 'wowzastreamingengine_access')).toEqual({ fileId: '2024-01-15 00:00:00', offset: 4096, fields: 'date time tz x-event' });
+    expect(b.get('edge-2', 'wowzastreamingengine_access')).toEqual({ fileId: '', offset: 10 });
+    expect(b.get('edge-1', 'wowzastreamingengine_error')?.offset).toBe(2 ** 40);
+    expect(b.get('edge-3', 'wowzastreamingengine_access')).toBeUndefined();
+    const doc = JSON.parse(readFileSync(path, 'utf8')) as { version: number; positions: unknown[] };
+    expect(doc.version).toBe(1);
+    expect(doc.positions).toContainEqual({ server: 'edge-2', log_type: 'wowzastreamingengine_access', file_id: '', offset: 10 });
+  });
+
+  it('replaces the file atomically: a reader never sees half a document, no temp file stays', async () => {
+    const path = join(dir, 'positions.json');
+    const store = await PositionStore.open(path, capture().logger);
+    store.set('s', 't', { fileId: 'x', offset: 0, fields: 'f '.repeat(20_000) });
+    await store.save();
+    let reads = 0;
+    let stop = false;
+    const reader = (async () => {
+      while (!stop) {
+        const text = readFileSync(path, 'utf8');
+        expect(() => JSON.parse(text)).not.toThrow();
+        reads++;
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    for (let i = 1; i <= 40; i++) {
+      store.set('s', 't', { fileId: 'x', offset: i, fields: 'f '.repeat(20_000 + i) });
+      await store.save();
+    }
+    stop = true;
+    await reader;
+    expect(reads).toBeGreaterThan(0);
+    expect(readdirSync(dir)).toEqual(['positions.json']);
+    expect((await PositionStore.open(path, capture().logger)).get('s', 't')?.offset).toBe(40);
+  });
+
+  it('writes only when something changed', async () => {
+    const path = join(dir, 'positions.json');
+    const store = await PositionStore.open(path, capture().logger);
+    await store.save();
+    expect(existsSync(path)).toBe(false);
+    store.set('s', 't', { fileId: '', offset: 1 });
+    await Promise.all([store.save(), store.save(), store.save()]);
+    expect(JSON.parse(readFileSync(path, 'utf8')).positions).toHaveLength(1);
+  });
+
+  it('starts fresh with a clear warning when the file is corrupt, keeping the bad file aside', async () => {
+    const path = join(dir, 'positions.json');
+    writeFileSync(path, '{"version":1,"positions":[{"server":"s","log_ty');
+    const { logger, lines } = capture();
+    const store = await PositionStore.open(path, logger);
+    expect(store.entries()).toEqual([]);
+    const warning = lines.find((l) => l.level === 'warn');
+    expect(warning?.msg).toMatch(/positions file is corrupt: starting without saved positions/);
+    expect(warning?.path).toBe(path);
+    expect(readFileSync(`${path}.corrupt`, 'utf8')).toContain('log_ty');
+
+    writeFileSync(path, '[1,2,3]');
+    expect((await PositionStore.open(path, logger)).entries()).toEqual([]);
+    expect(lines.filter((l) => l.level === 'warn')).toHaveLength(2);
+  });
+
+  it('keeps the valid entries of a file with some invalid ones', async () => {
+    const path = join(dir, 'positions.json');
+    writeFileSync(path, JSON.stringify({ version: 1, positions: [{ server: 's', log_type: 't', file_id: 'a', offset: 5 }, { server: 's', offset: -1 }, 'junk'] }));
+    const { logger, lines } = capture();
+    const store = await PositionStore.open(path, logger);
+    expect(store.get('s', 't')).toEqual({ fileId: 'a', offset: 5 });
+    expect(lines.find((l) => l.level === 'warn')).toMatchObject({ skipped: 2 });
+  });
+
+  it('treats a missing file as a first start', async () => {
+    const { logger, lines } = capture();
+    const store = await PositionStore.open(join(dir, 'nope.json'), logger);
+    expect(store.entries()).toEqual([]);
+    expect(lines.some((l) => l.level === 'warn' || l.level === 'error')).toBe(false);
+  });
+
+  it('rejects a save to an unusable path with the reason', async () => {
+    writeFileSync(join(dir, 'file'), 'x');
+    const store = await PositionStore.open(join(dir, 'file', 'positions.json'), capture().logger);
+    store.set('s', 't', { fileId: '', offset: 1 });
+    await expect(store.save()).rejects.toThrow(/EEXIST|ENOTDIR/);
+  });
+});
+
+describe('acknowledgement order', () => {
+  it('commits a position only when it and everything before it are acknowledged', () => {
+    const committed: number[] = [];
+    const acks = new AckTracker<number>((p) => committed.push(p));
+    const first = acks.track(100, 2);
+    const second = acks.track(200, 1);
+    const third = acks.track(300, 0); // nothing to deliver, but it must wait its turn
+    second.ack();
+    expect(committed).toEqual([]);
+    first.ack();
+    expect(committed).toEqual([]);
+    first.ack();
+    expect(committed).toEqual([300]);
+    third.ack(); // extra acks are harmless
+    expect(acks.outstanding).toBe(0);
+    // Empty chunks behind a stuck one do not pile up; the latest position wins once it completes.
+    const stuck = acks.track(350, 1);
+    for (let p = 351; p < 1351; p++) acks.track(p, 0);
+    expect(acks.outstanding).toBe(1);
+    stuck.ack();
+    expect(committed).toEqual([300, 1350]);
+    committed.length = 0;
+    committed.push(300);
+    acks.track(400, 0);
+    expect(committed).toEqual([300, 400]);
+  });
+});
