@@ -1,0 +1,53 @@
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Finding `promtool` and `prometheus` for the tests that need them. Without them those tests skip, and
+ * say so loudly; with REQUIRE_PROMETHEUS=1 (CI) a missing binary fails the test file instead.
+ */
+
+/** True when the environment demands the real Prometheus tools (CI sets REQUIRE_PROMETHEUS=1). */
+export const requirePrometheus = process.env.REQUIRE_PROMETHEUS === '1';
+
+/** The alerting and recording rules; the dashboards need the recording rules loaded. */
+export const RULES_FILE = fileURLToPath(new URL('../../deploy/prometheus/rules/wowza.rules.yml', import.meta.url));
+
+/** The promtool unit tests of the rules. */
+export const RULE_TESTS_DIR = fileURLToPath(new URL('../../deploy/prometheus/tests/', import.meta.url));
+
+function findExecutable(name: string, envOverride: string): string | undefined {
+  const candidates = process.env[envOverride] ? [process.env[envOverride]] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, name));
+  for (const path of candidates) {
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** Path of `promtool` (env PROMTOOL, else PATH), or undefined when it is not installed. */
+export function promtoolPath(): string | undefined {
+  return findExecutable('promtool', 'PROMTOOL');
+}
+
+/** Path of `prometheus` (env PROMETHEUS, else PATH), or undefined when it is not installed. */
+export function prometheusPath(): string | undefined {
+  return findExecutable('prometheus', 'PROMETHEUS');
+}
+
+/**
+ * Decides whether tests needing `tool` must skip, for `describe.skipIf(missingTool(...))`: false when the
+ * tool is there; true, with a loud warning, when it is missing; and when REQUIRE_PROMETHEUS=1 a missing
+ * tool throws, which fails the test file.
+ */
+export function missingTool(tool: 'promtool' | 'prometheus', path: string | undefined, what: string): boolean {
+  if (path !== undefined) return false;
+  const hint = `install it (apt-get install prometheus) or set ${tool.toUpperCase()}=/path/to/${tool}`;
+  if (requirePrometheus) throw new Error(`${tool} is required (REQUIRE_PROMETHEUS=1) for ${what} but was not found: ${hint}`);
+  console.warn(`\n!!! SKIPPED: ${what} — ${tool} not found; ${hint} !!!\n`);
+  return true;
+}
