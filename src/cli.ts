@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
+import { logsCommand } from './commands/logs.js';
 import { schedulesCommand } from './commands/schedules.js';
 import { serveCommand } from './commands/serve.js';
+import { simulateCommand } from './commands/simulate.js';
 import { webhooksCommand } from './commands/webhooks.js';
 import { ConfigError } from './config/errors.js';
 
@@ -22,6 +25,9 @@ export async function main(argv: string[]): Promise<void> {
     .scriptName('wowza-exporter')
     .parserConfiguration({ 'dot-notation': false })
     .command(serveCommand)
+    .command(simulateCommand)
+    .command(demoCommand)
+    .command(logsCommand)
     .command(doctorCommand)
     .command(webhooksCommand)
     .command(schedulesCommand)

@@ -16,6 +16,26 @@ import { collectVideoSchedules } from './video/schedules-collector.js';
 import type { WebhookEvent } from './webhooks/event.js';
 import { createWebhookReceiver } from './webhooks/receiver.js';
 
+/** The `log_type` webhook events carry in the sinks (and Loki), beside the server's own logs. */
+const WEBHOOK_LOG_TYPE = 'webhook';
+
+/** A webhook event flattened into a log record (the sinks carry flat records). */
+function eventRecord(e: WebhookEvent): Record<string, string | number | null> {
+  const c = e.context;
+  return {
+    timestamp: new Date(e.timestamp).toISOString(),
+    'x-event': e.name,
+    'event-id': e.id,
+    source: e.source ?? null,
+    'x-vhost': c.vhost ?? null,
+    'x-app': c.app ?? null,
+    'x-appinst': c.appInstance ?? null,
+    'x-sname': c.stream ?? null,
+    state: c.state ?? null,
+    data: e.data === undefined ? null : JSON.stringify(e.data),
+  };
+}
+
 /** Collectors whose view a stream or application event changes. */
 const REFRESHED_BY_EVENTS = ['application', 'instance', 'stream'];
 
@@ -80,6 +100,8 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
     return wowza + (own.endsWith('\n') || own === '' ? own : own + '\n');
   };
 
+  let shipping: LogShipping | undefined;
+  let logClients: WowzaClient[] = [];
   const routes = new Map<string, RouteHandler>();
   routes.set('/metrics', async (req, res) => sendMetrics(req, res, await scrape()));
   routes.set('/-/healthy', (_req, res) => sendText(res, 200, 'OK\n'));
@@ -125,6 +147,7 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
           const refresh = names.has(server) && (event.name.startsWith('stream.') || event.name.startsWith('app.'));
           await Promise.all([
             extra.forwardEvent?.(server, event),
+            shipping?.publish(server, WEBHOOK_LOG_TYPE, eventRecord(event), event.timestamp),
             refresh ? scheduler.refresh(server, REFRESHED_BY_EVENTS) : undefined,
           ]);
         },
@@ -149,8 +172,6 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
   scheduler.start();
 
   // Log shipping runs beside the collectors, each server's log endpoints through its own client.
-  let shipping: LogShipping | undefined;
-  let logClients: WowzaClient[] = [];
   if (runtime.config.logs && runtime.collectors.logs.enabled) {
     logClients = runtime.servers.map((t) => new WowzaClient(t, { onRequest: (endpoint, code) => self.apiRequests.inc({ server: t.name, endpoint, code }) }));
     shipping = await startLogShipping({

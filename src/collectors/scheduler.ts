@@ -117,6 +117,8 @@ export interface SchedulerOptions {
 export class Scheduler {
   readonly runtimes: ServerRuntime[];
   private readonly jobs: Job[] = [];
+  /** Latest `reached` of each up-setting collector, per server. */
+  private readonly reachedBy = new Map<string, Map<string, boolean>>();
   private stopped = false;
   private readyResolve!: () => void;
   /** Resolves once every job has finished its first poll, successful or not. */
@@ -206,7 +208,7 @@ export class Scheduler {
     const { self, store } = this.o;
     self.collectorDuration.set(labels, result.seconds);
     self.collectorSuccess.set(labels, result.ok ? 1 : 0);
-    if (job.spec.setsUp) self.up.set({ server }, result.reached ? 1 : 0);
+    if (job.spec.setsUp) self.up.set({ server }, this.recordReached(server, collector, result.reached) ? 1 : 0);
     if (result.ok) {
       store.put(server, collector, result.set);
       self.lastPoll.set(labels, Date.now() / 1000);
@@ -215,6 +217,18 @@ export class Scheduler {
       store.delete(server, collector);
       log.warn({ reason: errorReason(result.error!), err: result.error!.message, seconds: result.seconds }, 'poll failed');
     }
+  }
+
+  /**
+   * Whether the latest poll of every collector of `server` reached it. Collectors finish in no fixed
+   * order, so taking only the latest result would make `wowza_up` flap while one endpoint hangs.
+   */
+  private recordReached(server: string, collector: string, reached: boolean): boolean {
+    let byCollector = this.reachedBy.get(server);
+    if (!byCollector) this.reachedBy.set(server, (byCollector = new Map()));
+    byCollector.set(collector, reached);
+    for (const r of byCollector.values()) if (!r) return false;
+    return true;
   }
 
   async stop(): Promise<void> {
