@@ -55,6 +55,8 @@ function matcher(f: { include?: string; exclude?: string }): (name: string) => b
 export class Discovery {
   private current: Topology | undefined;
   private inflight: Promise<Topology> | undefined;
+  /** Bumped by invalidate(): a walk that started before it must not become current. */
+  private generation = 0;
   private readonly keepVhost: (n: string) => boolean;
   private readonly keepApp: (n: string) => boolean;
   private readonly keepStream: (n: string) => boolean;
@@ -78,20 +80,29 @@ export class Discovery {
   async get(signal: AbortSignal): Promise<Topology> {
     if (this.current && Date.now() - this.current.takenAt < this.maxAgeMs) return this.current;
     if (!this.inflight) {
-      this.inflight = this.walk(signal).finally(() => {
-        this.inflight = undefined;
-      });
-      this.inflight.then(
-        (t) => (this.current = t),
-        () => (this.current = undefined),
+      const generation = this.generation;
+      const walk = this.walk(signal);
+      this.inflight = walk;
+      walk.then(
+        (t) => {
+          if (generation === this.generation) this.current = t;
+        },
+        () => {
+          if (generation === this.generation) this.current = undefined;
+        },
       );
+      void walk.finally(() => {
+        if (this.inflight === walk) this.inflight = undefined;
+      }).catch(() => undefined);
     }
     return this.inflight;
   }
 
-  /** Forces the next get() to walk again (a webhook said something changed). */
+  /** Forces the next get() to walk again (a webhook said something changed), even if a walk is running. */
   invalidate(): void {
+    this.generation++;
     this.current = undefined;
+    this.inflight = undefined;
   }
 
   private async walk(signal: AbortSignal): Promise<Topology> {

@@ -1,11 +1,17 @@
-import { mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { parseConfig, resolveConfig } from '../config/load.js';
 import { startExporter } from '../exporter.js';
 import { createLogger } from '../logger.js';
+import { setupWebhooks } from '../webhooks/setup.js';
+import { WowzaClient } from '../wowza/client.js';
 import { onShutdown } from './lifecycle.js';
+import { targetUrlFor } from './webhooks.js';
+
+const DEMO_VERSION = 'Wowza Streaming Engine 4.9.6 build20250601120000';
 import { startSimulator } from '../simulator/index.js';
 
 /** Simulator + exporter + log follower on loopback, for a first look without a Wowza server. */
@@ -19,13 +25,17 @@ export const demoCommand: CommandModule = {
       .option('log.level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], default: 'warn' }),
   handler: async (argv) => {
     const dir = mkdtempSync(join(tmpdir(), 'wowza-exporter-demo-'));
-    const sim = await startSimulator({ port: 0, auth: 'digest', streams: Number(argv.streams), logs: { linesPerSecond: 5 } });
+    // 4.9.6 so the simulator can deliver webhooks to the exporter's receiver.
+    const sim = await startSimulator({ port: 0, auth: 'digest', streams: Number(argv.streams), serverVersion: DEMO_VERSION, logs: { linesPerSecond: 5 } });
     const logFile = join(dir, 'wowza-logs.ndjson');
+    const secretFile = join(dir, 'webhook-secret');
+    const secret = randomBytes(24).toString('base64url');
+    writeFileSync(secretFile, secret, { mode: 0o600 });
     const config = parseConfig({
       servers: [{ name: 'demo', url: sim.url, username: sim.username, auth: 'auto' }],
       web: { listen_address: String(argv['web.listen-address']) },
       poll: { interval: '5s', timeout: '2s' },
-      webhooks: { enabled: true },
+      webhooks: { enabled: true, secret_file: secretFile },
       logs: {
         positions_file: join(dir, 'positions.json'),
         dead_letter_file: join(dir, 'dead-letter.ndjson'),
@@ -45,6 +55,13 @@ export const demoCommand: CommandModule = {
       throw err;
     }
     await exporter.scheduler.firstCycle;
+    // Point the simulator's webhooks at the receiver, as `webhooks setup` would on a real server.
+    const setupClient = new WowzaClient(runtime.servers[0]!);
+    try {
+      await setupWebhooks(setupClient, { targetUrl: targetUrlFor(`${exporter.url}${runtime.config.webhooks.path}`, 'demo'), criteria: 'vHost.*.app.*.appInstance.*.stream.*.state.*', secret });
+    } finally {
+      await setupClient.close();
+    }
     const u = exporter.url;
     process.stdout.write(
       [
@@ -58,7 +75,7 @@ export const demoCommand: CommandModule = {
         '',
         'Try:',
         `  curl -s ${u}/metrics | grep -E '^wowza_(up|machine_cpu_ratio|stream_connected)'`,
-        `  tail -f ${logFile}`,
+        `  tail -f ${logFile}        (webhook events arrive with log_type "webhook")`,
         `  curl --digest -u ${sim.username}:${sim.password} -H 'Accept: application/json' ${sim.url}/v2/machine/monitoring/current`,
         `  node dist/cli.js doctor --wowza.url ${sim.url} --wowza.username ${sim.username}   (with WOWZA_PASSWORD=${sim.password})`,
         '',
@@ -66,7 +83,17 @@ export const demoCommand: CommandModule = {
         '',
       ].join('\n'),
     );
+    // Some churn, so stream metrics move and webhook events arrive: one stream stops and comes back.
+    let up = true;
+    const churn = setInterval(() => {
+      const vhost = '_defaultVHost_';
+      if (up) sim.topology.stopStream(vhost, 'live', 'stream1');
+      else sim.topology.startStream(vhost, 'live', 'stream1');
+      up = !up;
+    }, 20_000);
+    churn.unref();
     onShutdown(logger, async () => {
+      clearInterval(churn);
       await exporter.close();
       await sim.close();
     });

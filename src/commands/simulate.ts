@@ -26,6 +26,7 @@ export function withSimulateFlags<T>(y: Argv<T>) {
     .option('password', { type: 'string', default: 'admin', describe: 'REST API password (a test tool: a flag is fine here)', group: 'Simulator:' })
     .option('seed', { type: 'number', default: 1, describe: 'seed of the simulated values', group: 'Simulator:' })
     .option('latency', { type: 'string', describe: 'delay added to every response, e.g. 20ms (a bare number is seconds)', group: 'Simulator:' })
+    .option('server-version', { type: 'string', describe: 'serverVersion to report, e.g. "Wowza Streaming Engine 4.9.6 build20250601000000" (webhooks need 4.9.6+)', group: 'Simulator:' })
     .option('log-rate', { type: 'number', default: 5, describe: 'log lines written per second (0 = none)', group: 'Simulator:' })
     .option('tls-cert', { type: 'string', describe: 'PEM certificate: serve HTTPS (with --tls-key)', group: 'Simulator:' })
     .option('tls-key', { type: 'string', describe: 'PEM private key for --tls-cert', group: 'Simulator:' })
@@ -79,6 +80,7 @@ export function simulatorOptionsFromArgs(a: Record<string, unknown>): SimulatorO
     password: String(a.password ?? 'admin'),
     seed,
     latencyMs,
+    ...(a['server-version'] !== undefined ? { serverVersion: String(a['server-version']) } : {}),
     logs: { linesPerSecond: logRate },
     tls: certPath && keyPath ? { cert: readPem('tls-cert', certPath), key: readPem('tls-key', keyPath) } : undefined,
   };

@@ -1,4 +1,5 @@
 import type { CommandModule } from 'yargs';
+import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { readSecretFile } from '../config/secrets.js';
 import { createLogger } from '../logger.js';
@@ -7,6 +8,22 @@ import { setupWebhooks, webhookStatus } from '../webhooks/setup.js';
 import { configFlagsFrom, withWowzaFlags } from './flags.js';
 
 const MARK = { create: '+', update: '~', unchanged: '=' } as const;
+
+/**
+ * The receiver URL for one server, with `?server=<name>` so the exporter labels its events right (a real
+ * server's event `source` is its GUID, not the name configured here).
+ */
+export function targetUrlFor(base: string, server: string): string {
+  let u: URL;
+  try {
+    u = new URL(base);
+  } catch {
+    throw new ConfigError(`--target-url: not a URL: ${JSON.stringify(base.slice(0, 200))}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError('--target-url must be an http or https URL');
+  u.searchParams.set('server', server);
+  return u.toString();
+}
 
 /** Runs `fn` against every configured server; a failure is printed and makes the exit code 1. */
 async function forEachServer(argv: Record<string, unknown>, fn: (client: WowzaClient, name: string) => Promise<void>): Promise<void> {
@@ -40,10 +57,11 @@ const setup: CommandModule = {
       .option('retry-delay-ms', { type: 'number', default: 1000 })
       .option('dry-run', { type: 'boolean', default: false, describe: 'show the changes without making them' }),
   handler: async (argv) => {
+    targetUrlFor(String(argv['target-url']), 'check'); // a usage error exits 2 before any server is asked
     const secret = readSecretFile(String(argv['secret-file']), '--secret-file', (m) => process.stderr.write(`warning: ${m}\n`));
     await forEachServer(argv, async (client, name) => {
         const changes = await setupWebhooks(client, {
-          targetUrl: String(argv['target-url']),
+          targetUrl: targetUrlFor(String(argv['target-url']), name),
           criteria: String(argv.criteria),
           secret,
           id: String(argv.id),

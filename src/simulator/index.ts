@@ -1,4 +1,5 @@
 import { silentLogger } from '../logger.js';
+import { LISTENER_CLASS } from '../webhooks/config-api.js';
 import { AuthGate, type AuthMode } from './auth.js';
 import { RequestCounters } from './counters.js';
 import { FaultInjector } from './faults.js';
@@ -11,10 +12,16 @@ import { createRequestHandler } from './pipeline.js';
 import { Router } from './router.js';
 import { registerLogRoutes } from './routes/logs.js';
 import { registerMonitoringRoutes } from './routes/monitoring.js';
+import { registerServerConfigRoutes } from './routes/server-config.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
 import { between } from './seeded.js';
-import { buildDefaultTopology, Topology } from './topology.js';
+import { ServerConfig } from './server-config.js';
+import { atLeast, WEBHOOKS_SINCE } from './server-version.js';
+import { buildDefaultTopology, SERVER_NAME, Topology } from './topology.js';
 import { ValueClock } from './value-clock.js';
 import { ValueModel } from './values.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { WebhookConfig } from './webhooks/webhook-config.js';
 
 /**
  * A loopback Wowza Streaming Engine REST API: the monitoring and log resources with the real server's
@@ -30,6 +37,9 @@ export type { LogEntry } from './logs/server-logs.js';
 export type { LogFileInfo } from './logs/log-store.js';
 export type { StreamListing, TopologyListing, AppOptions, StreamOptions } from './topology.js';
 export { DEFAULT_INSTANCE, DEFAULT_VHOST, PULLED_SOURCE_WITH_CREDENTIALS, SERVER_NAME } from './topology.js';
+export type { TopologyEvent } from './topology.js';
+export type { WebhookDeliveryAttempt, WebhookEventContext, WebhookEventInput, WebhookOutcome, WebhookPayload } from './webhooks/dispatcher.js';
+export { WebhookEventError } from './webhooks/dispatcher.js';
 export { ACCESS_FIELDS, ERROR_FIELDS, LOG_TYPES } from './logs/log-format.js';
 
 export type SimulatorCounters = Pick<
@@ -46,6 +56,7 @@ export type SimulatorValues = Pick<
   'machine' | 'status' | 'vhostList' | 'vhost' | 'applicationList' | 'application' | 'instances' | 'instance' | 'stream'
 >;
 export type SimulatorLogs = Pick<ServerLogs, 'types' | 'append' | 'appendRaw' | 'generate' | 'rotate' | 'files' | 'bytes'>;
+export type SimulatorWebhooks = Pick<WebhookDispatcher, 'supported' | 'source' | 'fire' | 'deliveries' | 'settled'>;
 
 export interface Simulator {
   /** e.g. http://127.0.0.1:43121 */
@@ -64,6 +75,12 @@ export interface Simulator {
   readonly values: SimulatorValues;
   /** append / appendRaw / generate / rotate / files / bytes. */
   readonly logs: SimulatorLogs;
+  /**
+   * Webhook events (4.9.6+): fire(event), and the ones topology changes send by themselves
+   * (stream.started / stream.stopped / app.started / app.shutdown); deliveries records every attempt,
+   * settled() waits for those under way.
+   */
+  readonly webhooks: SimulatorWebhooks;
   /** `GET /v2/...` for every route served. */
   readonly routes: string[];
   /** Credentials revoked mid-run: the old password gets 401 from now on. */
@@ -74,10 +91,16 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
-/** All resources the simulator serves. New ones (webhooks, configuration) register here. */
-function registerRoutes(router: Router, deps: { values: ValueModel; topology: Topology; store: LogStore; numbersAsStrings: boolean }): void {
+/** All resources the simulator serves. */
+function registerRoutes(
+  router: Router,
+  deps: { values: ValueModel; topology: Topology; store: LogStore; numbersAsStrings: boolean; serverConfig: ServerConfig; webhooks: WebhookConfig | undefined },
+): void {
   registerMonitoringRoutes(router, { values: deps.values, topology: deps.topology, numbersAsStrings: deps.numbersAsStrings });
   registerLogRoutes(router, deps.store);
+  registerServerConfigRoutes(router, deps.serverConfig);
+  // Before 4.9.6 the webhook resources do not exist: the router's 404, as on an old server.
+  if (deps.webhooks) registerWebhookRoutes(router, deps.webhooks);
 }
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
@@ -109,8 +132,18 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   logs.writeStartup(o.serverVersion);
   for (const type of logs.types) logs.generate(type, 20);
 
+  const serverConfig = new ServerConfig();
+  const webhookConfig = new WebhookConfig(SERVER_NAME);
+  const webhooksSupported = atLeast(o.serverVersion, WEBHOOKS_SINCE);
   const router = new Router();
-  registerRoutes(router, { values, topology, store, numbersAsStrings: o.numbersAsStrings });
+  registerRoutes(router, {
+    values,
+    topology,
+    store,
+    numbersAsStrings: o.numbersAsStrings,
+    serverConfig,
+    webhooks: webhooksSupported ? webhookConfig : undefined,
+  });
 
   const counters = new RequestCounters();
   const faults = new FaultInjector(() => router.keys());
@@ -118,6 +151,18 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const auth = new AuthGate({ mode: o.auth, algorithms: o.digestAlgorithms, nonceTtlMs: o.nonceTtlMs, strictNonceCount: o.strictNonceCount }, () => credentials);
   const closing = new AbortController();
   const wowzaServer = /\d+(?:\.\d+)+/.exec(o.serverVersion)?.[0] ?? o.serverVersion;
+  const webhooks = new WebhookDispatcher({
+    config: webhookConfig,
+    supported: webhooksSupported,
+    listenerInstalled: () => serverConfig.hasListener(LISTENER_CLASS),
+    timeoutMs: o.webhookTimeoutMs,
+    logger,
+    userAgent: `WowzaStreamingEngine/${wowzaServer}`,
+  });
+  // Registered after the starting layout was built: a server announces changes, not its boot state.
+  const stopObserving = topology.observe((e) => {
+    void webhooks.fire({ name: e.name, context: { vhost: e.vhost, app: e.app, appInstance: e.instance, stream: e.stream } });
+  });
 
   const listener = await listen(
     { host: o.host, port: o.port, tls: o.tls },
@@ -151,6 +196,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     topology,
     values,
     logs,
+    webhooks,
     routes: router.keys(),
     setPassword(password: string) {
       if (typeof password !== 'string') throw new SimulatorOptionError('setPassword needs a string');
@@ -163,7 +209,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       closed ??= (async () => {
         closing.abort();
         logs.stop();
-        await listener.close();
+        stopObserving();
+        await Promise.all([webhooks.close(), listener.close()]);
       })();
       return closed;
     },

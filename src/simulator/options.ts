@@ -29,8 +29,10 @@ export interface SimulatorOptions {
   latencyMs?: number;
   /** Values stand still unless tick() moves them (tests). */
   frozen?: boolean;
-  /** Default 'Wowza Streaming Engine 4.9.4 build20250114124522'. */
+  /** Default 'Wowza Streaming Engine 4.9.4 build20250114124522'. Below 4.9.6 there are no webhooks (404). */
   serverVersion?: string;
+  /** Deadline of one webhook delivery request (default 5000). */
+  webhookTimeoutMs?: number;
   /** `licenseExpireDate` of the status (YYYY-MM-DD, '' for none); default '2026-12-31'. */
   licenseExpireDate?: string;
   /** `maxConnections` of the status (0 = unlimited, the default). */
@@ -114,6 +116,7 @@ export function resolveOptions(o: SimulatorOptions = {}): ResolvedOptions {
     latencyMs: num('latencyMs', o.latencyMs, 0, 0),
     frozen: o.frozen ?? false,
     serverVersion: o.serverVersion ?? 'Wowza Streaming Engine 4.9.4 build20250114124522',
+    webhookTimeoutMs: num('webhookTimeoutMs', o.webhookTimeoutMs, 5000, 1),
     licenseExpireDate,
     maxConnections: int('maxConnections', o.maxConnections, 0, 0, 10_000_000),
     maxIncomingStreams: int('maxIncomingStreams', o.maxIncomingStreams, 0, 0, 10_000_000),

@@ -1,0 +1,34 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CLI } from '../helpers/exporter-process.js';
+import { waitFor } from '../helpers/ports.js';
+
+describe('demo', () => {
+  it('starts simulator, exporter and log follower, prints where to look, and stops cleanly on Ctrl-C', async () => {
+    const proc = spawn(process.execPath, [CLI, 'demo', '--web.listen-address', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+    try {
+      await waitFor(`the demo banner (${out.slice(-400)})`, () => (out.includes('Press Ctrl-C to stop.') ? true : undefined), 20_000);
+      const metricsUrl = /metrics\s+(http:\/\/\S+\/metrics)/.exec(out)![1]!;
+      const logFile = /shipped log records\s+(\S+)/.exec(out)![1]!;
+      const text = await (await fetch(metricsUrl)).text();
+      expect(text).toContain('wowza_up{server="demo"} 1');
+      expect(text).toMatch(/^wowza_stream_connected\{/m);
+      await waitFor('shipped log records', () => {
+        try {
+          const lines = readFileSync(logFile, 'utf8').trim().split('\n');
+          return lines.length > 5 && JSON.parse(lines[0]!).server === 'demo' ? true : undefined;
+        } catch {
+          return undefined;
+        }
+      }, 15_000);
+    } finally {
+      proc.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  });
+});

@@ -1,0 +1,163 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { targetUrlFor } from '../../src/commands/webhooks.js';
+import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { signHs256 } from '../../src/webhooks/jwt.js';
+import { runCli, samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
+import { waitFor } from '../helpers/ports.js';
+
+/**
+ * The webhook loop with the built CLI: `webhooks setup` configures a 4.9.6 simulator to deliver to a
+ * running exporter; a stream stopping in the simulator reaches the exporter's receiver, which re-polls
+ * at once (the poll interval is 30 s, so nothing else can explain a fresh value) and ships the event to
+ * the log sinks. Bad deliveries are refused and counted while the exporter keeps serving.
+ */
+
+const V = '_defaultVHost_';
+const SECRET = 'e2e-webhook-secret-7f3a';
+const HOOK_PATH = '/webhooks/wowza';
+const NEW_SERVER = 'Wowza Streaming Engine 4.9.6 build20250620000000';
+
+describe('webhooks end to end', () => {
+  let dir: string;
+  let sim: Simulator;
+  let exporter: RunningExporter;
+  let secretFile: string;
+  let sinkFile: string;
+  let hookUrl: string;
+
+  const setupArgs = (s: Simulator) => ['webhooks', 'setup', '--wowza.url', s.url, '--wowza.username', s.username, '--target-url', hookUrl, '--secret-file', secretFile];
+  const env = () => ({ WOWZA_PASSWORD: sim.password });
+  const writes = (s: Simulator) => Object.entries(s.counters.byRoute).filter(([route]) => /^(POST|PUT|DELETE) /.test(route));
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wowza-exporter-webhooks-'));
+    secretFile = join(dir, 'webhook-secret');
+    writeFileSync(secretFile, `${SECRET}\n`, { mode: 0o600 });
+    sinkFile = join(dir, 'records.ndjson');
+    const config = join(dir, 'config.yaml');
+    writeFileSync(
+      config,
+      [
+        'webhooks:',
+        '  enabled: true',
+        `  path: ${HOOK_PATH}`,
+        `  secret_file: ${secretFile}`,
+        'logs:',
+        `  positions_file: ${join(dir, 'positions.json')}`,
+        `  dead_letter_file: ${join(dir, 'dead-letter.ndjson')}`,
+        '  follow_interval: 5s',
+        '  batch: {max_wait: 100ms}',
+        '  sinks:',
+        `    - {type: file, path: ${sinkFile}}`,
+        '',
+      ].join('\n'),
+    );
+    sim = await startSimulator({ serverVersion: NEW_SERVER, frozen: true });
+    exporter = await startExporterProcess(['--config', config, '--wowza.url', sim.url, '--wowza.username', sim.username, '--poll.interval', '30s'], env());
+    hookUrl = `${exporter.url}${HOOK_PATH}`;
+  });
+  afterAll(async () => {
+    await exporter?.stop();
+    await sim?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('webhooks setup creates target, filter and listener once; a second run changes nothing', async () => {
+    const first = await runCli(setupArgs(sim), { env: env() });
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('+ target wowza-exporter');
+    expect(first.stdout).toContain('+ filter wowza-exporter');
+    expect(first.stdout).toContain('+ server listener WebhookListener');
+    expect(first.stdout).not.toContain(SECRET);
+    expect(sim.counters.route('POST /v2/servers/{server}/webhooks/targets')).toBe(1);
+    expect(sim.counters.route('POST /v2/servers/{server}/webhooks/filters')).toBe(1);
+    expect(sim.counters.route('PUT /v2/servers/{server}')).toBe(1);
+
+    sim.counters.reset();
+    const second = await runCli(setupArgs(sim), { env: env() });
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('nothing to change');
+    expect(writes(sim)).toEqual([]);
+
+    const status = await runCli(['webhooks', 'status', '--wowza.url', sim.url, '--wowza.username', sim.username], { env: env() });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('listener installed');
+    // setup adds ?server=<name> so the receiver labels the events with the configured server name.
+    expect(status.stdout).toContain(`target wowza-exporter: ${targetUrlFor(hookUrl, new URL(sim.url).host)} auth=jwt`);
+    expect(status.stdout).not.toContain(SECRET);
+  });
+
+  it('a stopped stream reaches the exporter, which re-polls at once and ships the event', async () => {
+    const connected = async () => samples(await exporter.metrics(), 'wowza_stream_connected', { application: 'cameras', stream: 'cam3' })[0]?.value;
+    expect(await connected()).toBe(1);
+    const deliveredBefore = sim.webhooks.deliveries.length;
+
+    const stoppedAt = Date.now();
+    sim.topology.stopStream(V, 'cameras', 'cam3');
+    await waitFor('wowza_stream_connected of cam3 to read 0', async () => ((await connected()) === 0 ? true : undefined), 1000, 20);
+    expect(Date.now() - stoppedAt).toBeLessThan(1000);
+
+    await sim.webhooks.settled();
+    const attempts = sim.webhooks.deliveries.slice(deliveredBefore);
+    expect(attempts.map((a) => [a.event, a.url, a.status])).toEqual([['stream.stopped', targetUrlFor(hookUrl, new URL(sim.url).host), 202]]);
+    const text = await exporter.metrics();
+    expect(samples(text, 'wowza_webhook_events_total', { event: 'stream.stopped', application: 'cameras' })[0]?.value).toBe(1);
+
+    const record = await waitFor(
+      'the webhook record in the file sink',
+      () => {
+        let lines: string[] = [];
+        try {
+          lines = readFileSync(sinkFile, 'utf8').split('\n').filter((l) => l !== '');
+        } catch {
+          return undefined; // not written yet
+        }
+        return lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r.log_type === 'webhook');
+      },
+      5000,
+      50,
+    );
+    expect(record).toMatchObject({ log_type: 'webhook', 'x-event': 'stream.stopped', 'event-id': attempts[0]!.eventId, 'x-app': 'cameras', 'x-sname': 'cam3', state: 'stopped' });
+  });
+
+  it('refuses forged, expired, oversized and malformed deliveries, counts them, and keeps serving', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const valid = () => signHs256({ iat: now, exp: now + 60, iss: 'test' }, SECRET);
+    const event = JSON.stringify({ id: 'manual-1', timestamp: Date.now(), name: 'stream.started', version: '1.0', context: { vhost: V, app: 'cameras', appInstance: '_definst_', stream: 'cam3' }, data: {} });
+    const post = (body: string, token: string) => fetch(hookUrl, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+
+    expect((await post(event, signHs256({ iat: now, exp: now + 60 }, 'not-the-secret'))).status).toBe(401);
+    expect((await post(event, signHs256({ iat: now - 7200, exp: now - 3600 }, SECRET))).status).toBe(401);
+    expect((await post('x'.repeat(200 * 1024), valid())).status).toBe(413);
+    expect((await post('{"id": "manual-2", ', valid())).status).toBe(400);
+
+    const text = await exporter.metrics();
+    const rejected = (reason: string) => samples(text, 'wowza_webhook_rejected_total', { reason })[0]?.value;
+    expect({ unauthorized: rejected('unauthorized'), expired: rejected('expired'), too_large: rejected('too_large'), malformed_json: rejected('malformed_json') }).toEqual({
+      unauthorized: 1,
+      expired: 1,
+      too_large: 1,
+      malformed_json: 1,
+    });
+
+    expect(exporter.proc.exitCode).toBeNull();
+    expect((await fetch(`${exporter.url}/-/healthy`)).status).toBe(200);
+    expect((await post(event, valid())).status).toBe(202);
+  });
+
+  it('webhooks setup against a server before 4.9.6 exits 1 and says why', async () => {
+    const old = await startSimulator({ serverVersion: 'Wowza Streaming Engine 4.9.4 build20250114124522' });
+    try {
+      const res = await runCli(setupArgs(old), { env: { WOWZA_PASSWORD: old.password } });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain('webhooks need Wowza Streaming Engine 4.9.6+');
+      expect(writes(old)).toEqual([]);
+    } finally {
+      await old.close();
+    }
+  });
+});
