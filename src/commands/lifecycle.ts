@@ -1,13 +1,13 @@
 import type { Logger } from '../logger.js';
 
-/** Bounded time for a graceful stop before the process exits anyway. */
-const SHUTDOWN_DEADLINE_MS = 10_000;
+/** Time for a graceful stop beyond what the sinks may take to drain, before the process exits anyway. */
+export const SHUTDOWN_MARGIN_MS = 10_000;
 
 /**
  * SIGTERM/SIGINT run `stop` (stop polling, flush sinks, save positions, close the server) and exit 0;
  * a second signal, or a stop that takes too long, exits at once.
  */
-export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+export function onShutdown(logger: Logger, stop: () => Promise<void>, deadlineMs = SHUTDOWN_MARGIN_MS): void {
   let stopping = false;
   const handle = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -17,9 +17,9 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     const timer = setTimeout(() => {
-      logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'graceful shutdown took too long: exiting');
+      logger.error({ deadlineMs }, 'graceful shutdown took too long: exiting');
       process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS);
+    }, deadlineMs);
     timer.unref();
     stop().then(
       () => {

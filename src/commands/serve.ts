@@ -3,7 +3,7 @@ import { loadConfig } from '../config/load.js';
 import { startExporter } from '../exporter.js';
 import { createLogger } from '../logger.js';
 import { configFlagsFrom, withServeFlags } from './flags.js';
-import { onShutdown } from './lifecycle.js';
+import { onShutdown, SHUTDOWN_MARGIN_MS } from './lifecycle.js';
 
 export const serveCommand: CommandModule = {
   command: ['serve', '$0'],
@@ -15,8 +15,12 @@ export const serveCommand: CommandModule = {
     const runtime = loadConfig(flags, process.env, (msg, meta) => boot.warn(meta, msg));
     const logger = createLogger({ level: runtime.config.log.level, format: runtime.config.log.format });
     const exporter = await startExporter(runtime, logger);
-    onShutdown(logger, async () => {
-      await exporter.close();
-    });
+    onShutdown(
+      logger,
+      async () => {
+        await exporter.close();
+      },
+      (runtime.config.logs?.drain_timeout ?? 0) + SHUTDOWN_MARGIN_MS,
+    );
   },
 };
