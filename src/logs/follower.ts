@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from '../logger.js';
-import { sleep } from './abortable-sleep.js';
+import { sleep } from '../abortable-sleep.js';
 import type { LogFileInfo, LogPage, LogQuery, LogSource } from './log-source.js';
 import type { LogPosition } from './position-store.js';
 import { startDateHeader, W3cLogParser, type ParsedLine } from './w3c-parser.js';

@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
-import { sleep } from './abortable-sleep.js';
+import { sleep } from '../abortable-sleep.js';
 import { AckTracker } from './ack-tracker.js';
 import type { LogsConfig } from './config.js';
 import { DeadLetterFile } from './dead-letter.js';

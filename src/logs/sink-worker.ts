@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { AckTicket } from './ack-tracker.js';
-import { sleep } from './abortable-sleep.js';
+import { sleep } from '../abortable-sleep.js';
 import { backoffDelay } from './backoff.js';
 import type { DeadLetterFile } from './dead-letter.js';
 import { entryBytes, type LogEntry } from './log-entry.js';

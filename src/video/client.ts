@@ -1,3 +1,4 @@
+import { sleep } from '../abortable-sleep.js';
 import type { z } from 'zod';
 import { ConfigError, formatPath } from '../config/errors.js';
 import { BUILD } from '../build-info.js';
@@ -66,18 +67,6 @@ interface Answer {
   text: string;
 }
 
-function waitFor(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted || ms <= 0) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** A short, tag-free, single-line excerpt of a non-JSON body (HTML error pages from proxies, plain text). */
 function excerpt(text: string): string | undefined {
@@ -129,7 +118,7 @@ export class VideoClient {
     this.perPage = options.perPage ?? 1000;
     this.maxPages = options.maxPages ?? 100;
     this.maxResponseBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
-    this.sleep = options.sleep ?? waitFor;
+    this.sleep = options.sleep ?? sleep;
     this.now = options.now ?? Date.now;
     this.onRequest = options.onRequest;
   }
