@@ -61,6 +61,19 @@ function logfmtDestination(out: NodeJS.WritableStream): DestinationStream {
   };
 }
 
+const quieted = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * A reader of the log that goes away (a closed pipe: EPIPE) makes the stream emit 'error'; without a
+ * listener that kills the process. Losing log lines is better than losing the exporter, and there is
+ * nowhere left to report it.
+ */
+function keepWritingErrorsQuiet(out: NodeJS.WritableStream): void {
+  if (quieted.has(out)) return;
+  quieted.add(out);
+  out.on('error', () => undefined);
+}
+
 export interface LoggerSettings {
   level?: LogLevel;
   format?: LogFormat;
@@ -78,6 +91,7 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
     timestamp: pino.stdTimeFunctions.epochTime,
   };
   const out = settings.destination ?? process.stderr;
+  keepWritingErrorsQuiet(out);
   if (settings.format === 'logfmt') return pino(options, logfmtDestination(out));
   return pino(options, out as DestinationStream);
 }

@@ -26,22 +26,47 @@ function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
+type Issue = z.core.$ZodIssue;
+type KnownKeys = (path: ReadonlyArray<PropertyKey>) => string[];
+
 /** Renders every zod issue as `path: message`, with a "did you mean" for unknown keys. */
-export function describeIssues(error: z.ZodError, knownKeys?: (path: ReadonlyArray<PropertyKey>) => string[]): string[] {
+export function describeIssues(error: z.ZodError, knownKeys?: KnownKeys): string[] {
+  return describeList(error.issues, [], knownKeys);
+}
+
+function describeList(issues: readonly Issue[], base: readonly PropertyKey[], knownKeys: KnownKeys | undefined): string[] {
   const lines: string[] = [];
-  for (const issue of error.issues) {
+  for (const issue of issues) {
+    const path = [...base, ...issue.path];
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        const known = knownKeys?.(issue.path) ?? [];
+        const known = knownKeys?.(path) ?? [];
         const best = known
           .map((k) => ({ k, d: editDistance(k, key) }))
           .sort((x, y) => x.d - y.d)
           .find((x) => x.d <= Math.max(2, Math.floor(key.length / 3)));
-        lines.push(`${formatPath([...issue.path, key])}: unknown key${best ? ` (did you mean "${best.k}"?)` : ''}`);
+        lines.push(`${formatPath([...path, key])}: unknown key${best ? ` (did you mean "${best.k}"?)` : ''}`);
       }
       continue;
     }
-    lines.push(`${formatPath(issue.path)}: ${issue.message}`);
+    // `true` or `{enabled: yes}`: the one alternative that got inside the value knows which field is wrong.
+    if (issue.code === 'invalid_union') {
+      const inside = issue.errors.filter((branch) => branch.length > 0 && branch.every((i) => i.path.length > 0));
+      if (inside.length === 1) {
+        lines.push(...describeList(inside[0]!, path, knownKeys));
+        continue;
+      }
+    }
+    // A record key that fails its pattern: zod says only "Invalid key in record"; the pattern's own message says why.
+    if (issue.code === 'invalid_key' && issue.issues.length > 0) {
+      lines.push(`${formatPath(path)}: invalid key: ${issue.issues.map((i) => i.message).join('; ')}`);
+      continue;
+    }
+    if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
+      lines.push(`${formatPath(path)}: missing (expected ${issue.expected})`);
+      continue;
+    }
+    lines.push(`${formatPath(path)}: ${issue.message}`);
   }
   return lines;
 }

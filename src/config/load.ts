@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import type { WowzaTarget } from '../wowza/client.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { COLLECTOR_NAMES, ConfigSchema, type CollectorName, type Config, type ModuleConfig, type ServerConfig } from './schema.js';
 import { readSecretFile } from './secrets.js';
-import { resolveVideoToken, VIDEO_TOKEN_ENV } from '../video/token.js';
+import { isUsableToken, resolveVideoToken, VIDEO_TOKEN_ENV } from '../video/token.js';
 
 /** The command-line flags that map onto config keys (undefined = not given, the file or default applies). */
 export interface ConfigFlags {
@@ -136,7 +136,10 @@ function knownKeysAt(path: ReadonlyArray<PropertyKey>): string[] {
     else if (def.type === 'record') schema = def.valueType as z.ZodType;
   }
   const def = (unwrap(schema) as unknown as { def: Record<string, unknown> }).def;
-  return def.type === 'object' ? Object.keys(def.shape as object) : [];
+  if (def.type === 'object') return Object.keys(def.shape as object);
+  // A record keyed by an enum (collectors): its names are the known keys.
+  const keys = def.type === 'record' ? (def.keyType as { def: { type: string; entries?: Record<string, string> } }).def : undefined;
+  return keys?.type === 'enum' ? Object.values(keys.entries ?? {}) : [];
 }
 
 function unwrap(s: z.ZodType): z.ZodType {
@@ -195,25 +198,72 @@ export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.e
     COLLECTOR_NAMES.map((n) => [n, { enabled: enabledOf(n), intervalMs: intervalOf(n) }]),
   ) as RuntimeConfig['collectors'];
 
-  for (const t of targets) {
+  targets.forEach((t, i) => {
     if (t.timeoutMs >= config.poll.interval) {
-      throw new ConfigError(`timeout of server ${t.name} (${t.timeoutMs} ms) must be shorter than poll.interval (${config.poll.interval} ms)`);
+      const key = servers[i]!.timeout !== undefined ? `servers[${i}].timeout` : 'poll.timeout';
+      throw new ConfigError(`${key}: the request timeout of server ${t.name} (${t.timeoutMs} ms) must be shorter than poll.interval (${config.poll.interval} ms)`);
     }
-  }
+  });
 
   const modules = new Map<string, ProbeModule>();
   for (const [name, m] of Object.entries(config.modules)) {
+    checkCaFile(m.tls.ca_file, `modules.${name}.tls.ca_file`);
     const password = m.password_file ? readSecretFile(m.password_file, `modules.${name}.password_file`, warn) : env.WOWZA_PASSWORD;
     modules.set(name, { config: m, password, allowed: m.allowed_targets.map((p) => new RegExp(`^(?:${p})$`)) });
   }
 
   // The video collector is optional: it runs only when a token is configured.
-  const videoToken = config.video.token_file || env[VIDEO_TOKEN_ENV] ? resolveVideoToken({ tokenFile: config.video.token_file, env, warn }) : undefined;
+  const videoToken = config.video.token_file
+    ? readVideoTokenFile(config.video.token_file, warn)
+    : env[VIDEO_TOKEN_ENV]
+      ? resolveVideoToken({ env, warn })
+      : undefined;
   if (!videoToken) collectors.video.enabled = false;
 
   const webhookSecret = config.webhooks.secret_file ? readSecretFile(config.webhooks.secret_file, 'webhooks.secret_file', warn) : undefined;
 
+  if (config.logs) {
+    checkFilePath(config.logs.positions_file, 'logs.positions_file');
+    checkFilePath(config.logs.dead_letter_file, 'logs.dead_letter_file');
+    config.logs.sinks.forEach((s, i) => {
+      if (s.type === 'file') checkFilePath(s.path, `logs.sinks[${i}].path`);
+    });
+  }
+
   return { config, servers: targets, modules, videoToken, webhookSecret, collectors };
+}
+
+/**
+ * The transport reads the CA file when it builds its connection pool, and fails there with a bare
+ * ENOENT; checking it here makes a wrong path, or a file that is not PEM, a config error naming the key.
+ */
+function checkCaFile(path: string | undefined, field: string): void {
+  if (path === undefined) return;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${field}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`${field}: ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+}
+
+/** The Wowza Video token from `video.token_file` (or `--video.token-file`), named by that key in errors. */
+function readVideoTokenFile(path: string, warn: Warn): string {
+  const token = readSecretFile(path, 'video.token_file', warn).trim();
+  if (!isUsableToken(token)) throw new ConfigError('video.token_file: the token contains whitespace or control characters; expected the JWT access token alone');
+  return token;
+}
+
+/** A file the exporter writes later: a directory in its place would only fail at the first write. */
+function checkFilePath(path: string, field: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch {
+    return; // not there yet: it is created on the first write
+  }
+  if (isDirectory) throw new ConfigError(`${field}: ${path} is a directory; give the path of a file`);
 }
 
 function ConfigSchemaServerDefault(): ServerConfig {
@@ -221,6 +271,7 @@ function ConfigSchemaServerDefault(): ServerConfig {
 }
 
 function toTarget(s: ServerConfig, name: string, field: string, config: Config, env: NodeJS.ProcessEnv, warn: Warn): WowzaTarget {
+  checkCaFile(s.tls.ca_file, `${field}.tls.ca_file`);
   const password = s.password_file ? readSecretFile(s.password_file, `${field}.password_file`, warn) : env.WOWZA_PASSWORD;
   return {
     name,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { LogsConfigSchema } from '../logs/config.js';
+import { redactUrl } from '../wowza/redact.js';
 import { parseDuration } from './duration.js';
+import { parseListenAddress } from './listen-address.js';
 
 /** Durations as `15s`, `2m`, `500ms` (or a bare number of seconds), turned into milliseconds. */
 export const Duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
@@ -33,17 +35,22 @@ export const Regex = z.string().superRefine((v, ctx) => {
   }
 });
 
-const HttpUrl = z.string().superRefine((v, ctx) => {
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: `not a URL: "${v}" (expected like http://127.0.0.1:8087)` });
-    return;
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `URL must be http or https, got ${u.protocol}` });
-  if (u.username || u.password) ctx.addIssue({ code: 'custom', message: 'credentials do not belong in the URL: use username and password_file' });
-});
+/** An http(s) URL without user info; `example` shows the expected form, `credentials` where secrets go instead. */
+function httpUrl(example: string, credentials: string) {
+  return z.string().superRefine((v, ctx) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      // Shown only without user info: a URL that fails to parse may still hold a password.
+      const shown = redactUrl(v);
+      ctx.addIssue({ code: 'custom', message: `not a URL${shown.includes('@') ? '' : `: "${shown}"`} (expected like ${example})` });
+      return;
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `URL must be http or https, got ${u.protocol}` });
+    if (u.username || u.password) ctx.addIssue({ code: 'custom', message: `credentials do not belong in the URL: ${credentials}` });
+  });
+}
 
 export const AuthModeSchema = z.enum(['auto', 'basic', 'digest']);
 
@@ -72,7 +79,7 @@ const Connection = {
 export const ServerSchema = z.strictObject({
   /** The `server` label; default `host:port` of the URL. */
   name: z.string().min(1).optional(),
-  url: HttpUrl,
+  url: httpUrl('http://127.0.0.1:8087', 'use username and password_file'),
   ...Connection,
 });
 
@@ -94,10 +101,9 @@ const NameFilter = z
   })
   .default({});
 
-const CollectorToggle = z.union([
-  z.boolean(),
-  z.strictObject({ enabled: z.boolean().default(true), interval: Duration.optional() }),
-]);
+const CollectorToggle = z.union([z.boolean(), z.strictObject({ enabled: z.boolean().default(true), interval: Duration.optional() })], {
+  error: (issue) => (issue.code === 'invalid_union' ? 'use true, false or {enabled: true|false, interval: 30s}' : undefined),
+});
 
 export const COLLECTOR_NAMES = ['machine', 'status', 'vhost', 'application', 'instance', 'stream', 'logs', 'video'] as const;
 export type CollectorName = (typeof COLLECTOR_NAMES)[number];
@@ -106,7 +112,16 @@ export const ConfigSchema = z.strictObject({
   servers: z.array(ServerSchema).default([]),
   web: z
     .strictObject({
-      listen_address: z.string().default(':9935'),
+      listen_address: z
+        .string()
+        .superRefine((v, ctx) => {
+          try {
+            parseListenAddress(v);
+          } catch (err) {
+            ctx.addIssue({ code: 'custom', message: (err as Error).message });
+          }
+        })
+        .default(':9935'),
       /** Prometheus exporter-toolkit web config (TLS, basic auth). */
       config_file: z.string().optional(),
     })
@@ -150,7 +165,7 @@ export const ConfigSchema = z.strictObject({
   modules: z.record(z.string().min(1), ModuleSchema).default({}),
   video: z
     .strictObject({
-      url: HttpUrl.default('https://api.video.wowza.com/api/v1.11'),
+      url: httpUrl('https://api.video.wowza.com/api/v1.11', 'the token goes in token_file').default('https://api.video.wowza.com/api/v1.11'),
       /** File with the Wowza Video API access token. Falls back to env WOWZA_VIDEO_TOKEN. */
       token_file: z.string().min(1).optional(),
       interval: Duration.default(60_000),

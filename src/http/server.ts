@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import { parseListenAddress } from '../config/listen-address.js';
 import type { Logger } from '../logger.js';
 
 const gzipAsync = promisify(gzip);
@@ -21,16 +22,6 @@ export interface ExporterServerOptions {
   createWith?: (options: ServerOptions, handler: RequestListener) => Server;
   /** Whether createWith makes a TLS server, for the URL it reports. */
   tls?: boolean;
-}
-
-/** `:9935`, `0.0.0.0:9935`, `[::1]:9935`, `127.0.0.1:0` -> host and port. */
-export function parseListenAddress(addr: string): { host?: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*))?:(\d+)$/.exec(addr.trim());
-  if (!m) throw new Error(`invalid listen address "${addr}": expected [host]:port, e.g. :9935 or 127.0.0.1:9935`);
-  const port = Number(m[3]);
-  if (port > 65535) throw new Error(`invalid listen address "${addr}": port out of range`);
-  const host = m[1] ?? (m[2] || undefined);
-  return { host, port };
 }
 
 export function sendText(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
@@ -62,7 +53,9 @@ export async function startExporterServer(o: ExporterServerOptions): Promise<{ s
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     let url: URL;
     try {
-      url = new URL(req.url ?? '/', 'http://localhost');
+      // Origin-form targets are paths: `//metrics` must not be read as a URL with host "metrics".
+      const target = req.url ?? '/';
+      url = target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target);
     } catch {
       sendText(res, 400, 'bad request URL\n');
       return;
@@ -79,9 +72,19 @@ export async function startExporterServer(o: ExporterServerOptions): Promise<{ s
     }
     await route(req, res, url);
   };
-  const server = (o.createWith ?? createServer)({ requestTimeout: 60_000, headersTimeout: 10_000, maxHeaderSize: 16 * 1024 }, (req, res) => {
+  // Node checks the header and request deadlines only every connectionsCheckingInterval (30 s by default):
+  // checked each second, a client trickling its headers is cut off at 10 s, not up to 40 s.
+  const limits: ServerOptions = { requestTimeout: 60_000, headersTimeout: 10_000, connectionsCheckingInterval: 1_000, maxHeaderSize: 16 * 1024 };
+  const server = (o.createWith ?? createServer)(limits, (req, res) => {
     handler(req, res).catch((err: unknown) => {
-      log.error({ err: (err as Error).message, path: req.url?.split('?')[0] }, 'request failed');
+      const path = req.url?.split('?')[0]?.slice(0, 200);
+      // A client that hangs up mid-request is not a server failure; it must not fill the error log.
+      if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || req.socket.destroyed) {
+        log.debug({ err: (err as Error).message, path }, 'client went away');
+        res.destroy();
+        return;
+      }
+      log.error({ err: (err as Error).message, path }, 'request failed');
       if (!res.headersSent) sendText(res, 500, 'internal error\n');
       else res.destroy();
     });
