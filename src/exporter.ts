@@ -156,22 +156,9 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
   }
 
   const web = runtime.config.web.config_file ? await loadWebConfig(runtime.config.web.config_file, (msg, meta) => logger.warn(meta, msg)) : undefined;
-  const http = await startExporterServer({
-    listenAddress: runtime.config.web.listen_address,
-    logger,
-    routes,
-    ...(web ? { createWith: createServerFactory(web, (msg, meta) => logger.warn(meta, msg)), guard: basicAuthGuard(web), tls: web.tls !== undefined } : {}),
-    links: [
-      { path: '/metrics', text: 'Metrics' },
-      { path: '/probe?target=http://127.0.0.1:8087&module=default', text: 'Probe (needs a module)' },
-      { path: '/-/healthy', text: 'Health' },
-      { path: '/-/ready', text: 'Readiness' },
-      ...(wh.enabled ? [{ path: wh.path, text: 'Webhook receiver (POST)' }] : []),
-    ],
-  });
-  scheduler.start();
 
-  // Log shipping runs beside the collectors, each server's log endpoints through its own client.
+  // Log shipping runs beside the collectors, each server's log endpoints through its own client. It starts
+  // first: a bad sink (an unreadable secret file) must stop the start before anything listens or polls.
   if (runtime.config.logs && runtime.collectors.logs.enabled) {
     logClients = runtime.servers.map((t) => new WowzaClient(t, { onRequest: (endpoint, code) => self.apiRequests.inc({ server: t.name, endpoint, code }) }));
     shipping = await startLogShipping({
@@ -181,6 +168,28 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
       logger,
     });
   }
+  let http;
+  try {
+    http = await startExporterServer({
+      listenAddress: runtime.config.web.listen_address,
+      logger,
+      routes,
+      ...(web ? { createWith: createServerFactory(web, (msg, meta) => logger.warn(meta, msg)), guard: basicAuthGuard(web), tls: web.tls !== undefined } : {}),
+      links: [
+        { path: '/metrics', text: 'Metrics' },
+        { path: '/probe?target=http://127.0.0.1:8087&module=default', text: 'Probe (needs a module)' },
+        { path: '/-/healthy', text: 'Health' },
+        { path: '/-/ready', text: 'Readiness' },
+        ...(wh.enabled ? [{ path: wh.path, text: 'Webhook receiver (POST)' }] : []),
+      ],
+    });
+  } catch (err) {
+    await shipping?.stop();
+    await Promise.all(logClients.map((c) => c.close()));
+    throw err;
+  }
+  scheduler.start();
+
   logger.info({ url: http.url, servers: runtime.servers.map((s) => s.name), collectors: collectors.map((c) => c.name) }, 'exporter listening');
 
   return {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDuration } from '../config/duration.js';
+import { redactUrl } from '../wowza/redact.js';
 import { isKnownZone } from './timestamp.js';
 import { DEFAULT_LOG_TYPES, resolveLogType, SERVER_FILTER_FLAGS, SEVERITIES } from './vocabulary.js';
 
@@ -43,7 +44,8 @@ const HttpUrl = z.string().superRefine((v, ctx) => {
   try {
     u = new URL(v);
   } catch {
-    ctx.addIssue({ code: 'custom', message: `not a URL: "${v}" (expected like http://127.0.0.1:3100)` });
+    const shown = redactUrl(v);
+    ctx.addIssue({ code: 'custom', message: `not a URL${shown.includes('@') ? '' : `: "${shown}"`} (expected like http://127.0.0.1:3100)` });
     return;
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `URL must be http or https, got ${u.protocol}` });

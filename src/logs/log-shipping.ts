@@ -70,6 +70,18 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     throw err;
   }
   const deadLetter = new DeadLetterFile(config.dead_letter_file);
+  let saveFailing = false;
+  const savePositions = () =>
+    positions.save().then(
+      () => {
+        if (saveFailing) logger.info({ path: positions.path }, 'log positions are saved again');
+        saveFailing = false;
+      },
+      (err: unknown) => {
+        if (!saveFailing) logger.error({ path: positions.path, error: (err as Error).message }, 'cannot save log positions; retrying');
+        saveFailing = true;
+      },
+    );
   const workers = sinks.map(
     (sink) =>
       new SinkWorker({
@@ -81,6 +93,9 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
           ...(config.retry.max_retries !== undefined ? { maxRetries: config.retry.max_retries } : {}),
         },
         capacity: config.queue_lines,
+        // Positions are written once a batch is acknowledged and before the next is sent, so a crash re-sends
+        // at most the batch in flight; the periodic sync only retries writes that failed.
+        afterAck: () => savePositions(),
         deadLetter,
         metrics,
         logger: logger.child({ sink: sink.name }),

@@ -6,7 +6,7 @@ import type { LogRecord } from './w3c-parser.js';
  * user info and token-like query values are blanked, wherever in a field they appear.
  */
 const USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
-const SECRET_PARAMS = /([?&;](?:token|access_token|auth|password|passwd|pwd|secret|key|signature|sig)=)[^&#\s]*/gi;
+const SECRET_PARAMS = /((?:^|[?&;\s])[\w.-]*(?:token|tokenhash|auth|password|passwd|pwd|secret|key|signature|sig)=)[^&#\s]*/gi;
 
 export function redactSecrets(text: string): string {
   if (!text.includes('://') && !text.includes('=')) return text;

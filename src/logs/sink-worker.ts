@@ -33,6 +33,11 @@ export interface SinkWorkerOptions {
   metrics?: LogMetrics;
   logger: Logger;
   random?: () => number;
+  /**
+   * Runs after each acknowledged batch, before the next one is sent: the shipper saves positions here,
+   * so a crash re-sends at most the batch that was in flight.
+   */
+  afterAck?: () => Promise<void>;
 }
 
 interface Queued {
@@ -177,6 +182,7 @@ export class SinkWorker {
         continue;
       }
       await this.deliver(this.takeBatch());
+      await this.options.afterAck?.();
     }
   }
 
@@ -185,6 +191,16 @@ export class SinkWorker {
     let n = 0;
     let bytes = 0;
     while (n < this.queue.length && n < maxLines && (n === 0 || bytes + this.queue[n]!.bytes <= maxBytes)) bytes += this.queue[n++]!.bytes;
+    // End the batch where a follower chunk ends, when one does: a chunk's position commits only once all its
+    // lines are acknowledged, so a chunk split over two batches would be sent again after a crash between them.
+    if (n < this.queue.length && this.queue[n]!.ticket === this.queue[n - 1]!.ticket) {
+      let cut = n - 1;
+      while (cut > 0 && this.queue[cut - 1]!.ticket === this.queue[n]!.ticket) cut--;
+      if (cut > 0) {
+        for (let i = cut; i < n; i++) bytes -= this.queue[i]!.bytes;
+        n = cut;
+      }
+    }
     const batch = this.queue.splice(0, n);
     this.queuedBytes -= bytes;
     this.inFlight = batch.length;

@@ -189,7 +189,7 @@ export class WowzaClient {
         throw new WowzaAuthError(site, this.target.username ?? '', verdict.retry ? 'the server kept rejecting fresh challenges' : verdict.reason);
       }
       if (res.status < 200 || res.status >= 300) {
-        throw new WowzaHttpError(site, res.status, errorMessage(res.body));
+        throw new WowzaHttpError(site, res.status, scrubCredentials(errorMessage(res.body), this.target));
       }
       return res;
     }
@@ -245,6 +245,20 @@ function logQuery(q: LogQueryParams): Record<string, string> {
   if (q.tail !== undefined) out.tail = String(q.tail);
   if (q.startDate !== undefined) out.startDate = String(q.startDate);
   if (q.endDate !== undefined) out.endDate = String(q.endDate);
+  return out;
+}
+
+/**
+ * Error bodies come from the server or a proxy and may quote the request (its Authorization header):
+ * the password, its Basic encoding and any credentials after an auth scheme are blanked.
+ */
+function scrubCredentials(text: string | undefined, t: WowzaTarget): string | undefined {
+  if (text === undefined) return undefined;
+  let out = text.replace(/\b(Basic|Bearer|Digest)\s+[^\s"',;]+(?:\s*,\s*\w+=(?:"[^"]*"|[^\s,"]+))*/gi, '$1 [REDACTED]');
+  if (t.password) {
+    out = out.split(t.password).join('[REDACTED]');
+    out = out.split(Buffer.from(`${t.username ?? ''}:${t.password}`).toString('base64')).join('[REDACTED]');
+  }
   return out;
 }
 

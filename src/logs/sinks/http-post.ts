@@ -72,25 +72,38 @@ export async function httpPost(target: HttpPostTarget, body: string, contentType
       if (timedOut) throw new DeliveryError(`${where}: no answer within ${target.timeoutMs} ms`, true);
       throw new DeliveryError(`${where}: ${networkReason(err)}`, true);
     }
-    await checkResponse(res, where);
+    await checkResponse(res, where, scrubber(target.headers));
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
   }
 }
 
-async function checkResponse(res: Dispatcher.ResponseData, where: string): Promise<void> {
+async function checkResponse(res: Dispatcher.ResponseData, where: string, scrub: (text: string) => string): Promise<void> {
   const status = res.statusCode;
   if (status >= 200 && status < 300) {
     await res.body.dump().catch(() => undefined);
     return;
   }
   const text = await readStart(res.body, 8 * 1024);
-  const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, BODY_EXCERPT);
+  const excerpt = scrub(text.replace(/\s+/g, ' ').trim()).slice(0, BODY_EXCERPT);
   const message = `${where} answered HTTP ${status}${excerpt ? `: ${excerpt}` : ''}`;
   const retryable = status === 408 || status === 429 || status >= 500;
   const retryAfterMs = retryable ? parseRetryAfter(res.headers['retry-after']) : undefined;
   throw new DeliveryError(message, retryable, retryAfterMs === undefined ? { status } : { status, retryAfterMs });
+}
+
+/**
+ * A receiver (or a proxy) may quote the request in its error page: the values of the headers sent
+ * (Authorization, tokens in custom headers) and anything after an auth scheme are blanked.
+ */
+function scrubber(headers: Readonly<Record<string, string>>): (text: string) => string {
+  const values = Object.entries(headers)
+    .filter(([name]) => name.toLowerCase() !== 'content-type')
+    .flatMap(([, v]) => [v, v.replace(/^\S+\s+/, '')])
+    .filter((v) => v.length >= 4)
+    .sort((a, b) => b.length - a.length);
+  return (text) => values.reduce((t, v) => t.split(v).join('[REDACTED]'), text).replace(/\b(Basic|Bearer)\s+[A-Za-z0-9+/=._~-]+/gi, '$1 [REDACTED]');
 }
 
 /** The first `limit` bytes of a body (an error page may be huge); the rest is discarded. */
