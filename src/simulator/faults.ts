@@ -159,7 +159,12 @@ export async function sendHuge(res: ServerResponse, normal: EncodedReply, bytes:
   while (pad > 0 && !res.destroyed) {
     const chunk = pad >= PAD_CHUNK.length ? PAD_CHUNK : PAD_CHUNK.subarray(0, pad);
     pad -= chunk.length;
-    if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    if (!res.write(chunk)) {
+      // The listener that loses the race must go, or every drain leaves one behind.
+      const settled = new AbortController();
+      await Promise.race([once(res, 'drain', { signal: settled.signal }), once(res, 'close', { signal: settled.signal })]).catch(() => undefined);
+      settled.abort();
+    }
   }
   if (!res.destroyed) res.end(suffix);
 }
