@@ -7,6 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // End-to-end suites start real processes on loopback; two cores is the budget.
     maxWorkers: 2,
-    reporters: ['default'],
+    // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
+    reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
   },
 });
