@@ -1,3 +1,4 @@
+import { sleep as abortableSleep } from '../abortable-sleep.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { AuthGate } from './auth.js';
@@ -27,21 +28,10 @@ export interface PipelineSettings {
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-/** Resolves true after `ms`, or false as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  if (ms <= 0) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** Resolves true after `ms`, false as soon as `signal` aborts. */
+async function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  await abortableSleep(ms, signal);
+  return !signal.aborted;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {

@@ -1,3 +1,4 @@
+import { sleep } from '../../abortable-sleep.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../logger.js';
 import { signHs256 } from '../../webhooks/jwt.js';
@@ -89,20 +90,9 @@ const EVENT_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
 const TOKEN_LIFETIME_S = 60;
 
 /** Resolves true after `ms`, false as soon as `signal` aborts; the timer does not keep the process up. */
-function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    timer.unref();
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  await sleep(ms, signal, { unref: true });
+  return !signal.aborted;
 }
 
 /** The URL without credentials, for logs. */
