@@ -159,8 +159,13 @@ export class Discovery {
     let dropped = 0;
     let kept = all;
     if (all.length > cap) {
-      // Keep a stable subset so the same streams stay visible from one poll to the next.
-      kept = [...all].sort((a, b) => key(a).localeCompare(key(b))).slice(0, cap);
+      // Keep a stable subset so the same streams stay visible from one poll to the next. Keys are built
+      // once per stream, not twice per comparison: over the cap this sort runs on every walk.
+      kept = all
+        .map((s) => ({ s, k: key(s) }))
+        .sort((a, b) => COLLATOR.compare(a.k, b.k))
+        .slice(0, cap)
+        .map((x) => x.s);
       dropped = all.length - cap;
     }
     if (dropped !== this.lastDropped) {
@@ -180,6 +185,9 @@ export class Discovery {
     return undefined;
   }
 }
+
+/** What `localeCompare()` without arguments uses, made once instead of looked up per comparison. */
+const COLLATOR = new Intl.Collator();
 
 function key(s: StreamRef): string {
   return `${s.vhost}\u0000${s.app}\u0000${s.instance}\u0000${s.name}`;

@@ -1,7 +1,11 @@
 import type { MetricDef } from './definitions.js';
 import type { Labels, MetricSet } from './metric-set.js';
 
+const NEEDS_ESCAPE = /[\\\n"]/;
+
 function escapeLabel(v: string): string {
+  // Almost no label value needs escaping: one scan instead of three replaces for those.
+  if (!NEEDS_ESCAPE.test(v)) return v;
   return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 }
 
@@ -31,10 +35,22 @@ export type RenderedSet = Map<string, { def: MetricDef; lines: string }>;
 
 export function renderSet(set: MetricSet): RenderedSet {
   const out: RenderedSet = new Map();
+  // Collectors share one label object between the families of an object (a stream's uptime, bytes,
+  // rates...): each is formatted once per set, not once per sample.
+  const formatted = new Map<Labels, string>();
   for (const [name, family] of set.families) {
-    let lines = '';
-    for (const s of family.samples) lines += name + formatLabels(s.labels) + ' ' + formatValue(s.value) + '\n';
-    out.set(name, { def: family.def, lines });
+    // Pieces joined once give one flat string; `+=` per line would build a tree of thousands of small
+    // strings that lives until the next poll and costs the garbage collector more than the rendering.
+    const parts: string[] = [];
+    for (const s of family.samples) {
+      let labels = formatted.get(s.labels);
+      if (labels === undefined) {
+        labels = formatLabels(s.labels);
+        formatted.set(s.labels, labels);
+      }
+      parts.push(name, labels, ' ', formatValue(s.value), '\n');
+    }
+    out.set(name, { def: family.def, lines: parts.join('') });
   }
   return out;
 }

@@ -56,21 +56,46 @@ export async function exchange(
     res.body.destroy();
     throw new BodyTooLargeError();
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > init.maxBytes) {
-      res.body.destroy();
-      throw new BodyTooLargeError();
-    }
-    chunks.push(chunk);
-  }
+  const body = await readCapped(res.body, init.maxBytes);
   const ct = res.headers['content-type'];
   return {
     status: res.statusCode,
     headers: res.headers,
-    body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size),
+    body,
     contentType: (Array.isArray(ct) ? ct[0] : ct) ?? '',
   };
+}
+
+/**
+ * The whole body, refused as soon as it grows past `maxBytes`. Plain stream events rather than an async
+ * iterator: a poll reads thousands of small bodies, and the iterator's promise per chunk is measurable.
+ */
+function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (err: Error | undefined, value?: Buffer) => {
+      if (settled) return;
+      settled = true;
+      // The error listener stays: an 'error' emitted after this must not become an uncaught exception.
+      body.off('data', onData).off('end', onEnd).off('close', onClose);
+      if (err) reject(err);
+      else resolve(value!);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        settle(new BodyTooLargeError());
+        body.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => settle(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    const onError = (err: Error) => settle(err);
+    // Destroyed without an error (and so without 'end'): the body was cut short.
+    const onClose = () => settle(Object.assign(new Error('response body closed before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }

@@ -1,0 +1,132 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
+import { startWorker } from '../lib/children.js';
+import { startExporterProcess } from '../lib/exporter-process.js';
+import { countSeries, createScraper } from '../lib/scraper.js';
+import { percentile } from '../lib/stats.js';
+
+/**
+ * `/metrics` latency and body size at a given number of series while polls run, and the exporter's
+ * memory at that size. The exporter is the built CLI in its own process; the simulator and the scraping
+ * bench are other processes, so the exporter's RSS is its own.
+ */
+
+const SIM = new URL('../workers/simulator.js', import.meta.url).href;
+const INSTANCES_ROUTE = 'GET /v2/servers/{server}/vhosts/{vhost}/applications/{app}/instances';
+/** Series per stream (3 from the instance list, 13 from stream monitoring) and per application of 100 streams (19). */
+const SERIES_PER_STREAM = 16 + 19 / 100;
+/** The exporter's own series (process, build, per-collector) and the server-level Wowza ones, roughly. */
+const FIXED_SERIES = 130;
+
+export const streamsForSeries = (series) => Math.max(1, Math.round((series - FIXED_SERIES) / SERIES_PER_STREAM));
+
+export function exporterConfig(simulator, overrides = {}) {
+  return {
+    servers: [{ url: simulator.url, username: simulator.username, auth: 'basic' }],
+    web: { listen_address: '127.0.0.1:0' },
+    poll: { interval: '10s', timeout: '5s', concurrency: 32 },
+    discovery: { max_streams_per_server: 50_000 },
+    log: { level: 'info', format: 'json' },
+    ...overrides,
+  };
+}
+
+/** Scrapes every `everyMs` (one at a time) for `durationMs`, alternating plain and gzip. */
+async function scrapeFor(scraper, durationMs, everyMs) {
+  const plain = [];
+  const gzip = [];
+  let plainBytes = 0;
+  let gzipBytes = 0;
+  let body;
+  const end = performance.now() + durationMs;
+  for (let i = 0; performance.now() < end; i++) {
+    const started = performance.now();
+    const useGzip = i % 2 === 1;
+    const r = await scraper.scrape({ gzip: useGzip });
+    if (useGzip) {
+      gzip.push(r.ms);
+      gzipBytes = r.bytes;
+    } else {
+      plain.push(r.ms);
+      plainBytes = r.bytes;
+      body ??= r.body;
+    }
+    const wait = everyMs - (performance.now() - started);
+    if (wait > 0) await delay(wait);
+  }
+  return { plain, gzip, plainBytes, gzipBytes, series: countSeries(body) };
+}
+
+/**
+ * Per case: the exporter starts and finishes its first poll; then memory is watched for one poll interval
+ * scraped like Prometheus does (every 5 s); then latency is sampled with a scrape every `everyMs`, far
+ * more often than any Prometheus, so that scrapes land at every moment of the poll cycle.
+ * `env`: extra environment for the exporter (runtime settings such as NODE_OPTIONS).
+ */
+export async function runMetricsScrape({ cases, latencyMs, durationMs, everyMs, dir, log }) {
+  const rows = [];
+  for (const { series: target, env, label } of cases) {
+    const streams = streamsForSeries(target);
+    const sim = await startWorker('simulator', SIM);
+    let exporter;
+    let scraper;
+    try {
+      const topology = await sim.call('start', { latencyMs, streams });
+      exporter = await startExporterProcess({ config: exporterConfig(topology), password: topology.password, dir, env });
+      await exporter.ready(120_000);
+      exporter.clearWarnings();
+      // Start-up (module loading, the cold first poll, undici's WebAssembly parser being optimised about a
+      // second after the first request) peaks higher than anything later: recorded, then left out.
+      await delay(2000);
+      const startupPeakRss = exporter.resident().peakRss;
+      scraper = createScraper(exporter.url);
+
+      log(`  ~${target.toLocaleString('en-US')} series (${streams} streams)${label ? `, ${label}` : ''}: memory over a poll interval, scraped every 5 s`);
+      exporter.resetPeak();
+      await scrapeFor(scraper, 10_000, 5000);
+      const steadyPeakRss = exporter.resident().peakRss;
+      const memory = await exporter.memory();
+
+      log(`  latency: a scrape every ${everyMs} ms for ${durationMs / 1000} s while polls run`);
+      exporter.resetPeak();
+      await sim.call('resetCounters');
+      const cpuBefore = exporter.cpuMs();
+      const started = performance.now();
+      const s = await scrapeFor(scraper, durationMs, everyMs);
+      const elapsed = performance.now() - started;
+      const cpu = exporter.cpuMs() - cpuBefore;
+      const counters = await sim.call('counters');
+      rows.push({
+        targetSeries: target,
+        label: label ?? '',
+        env: env ?? {},
+        streams,
+        series: s.series,
+        scrapes: s.plain.length + s.gzip.length,
+        p50: percentile(s.plain, 50),
+        p99: percentile(s.plain, 99),
+        max: Math.max(...s.plain),
+        gzipP50: percentile(s.gzip, 50),
+        gzipP99: percentile(s.gzip, 99),
+        bodyBytes: s.plainBytes,
+        gzipBytes: s.gzipBytes,
+        pollCyclesDuring: (counters.byRoute[INSTANCES_ROUTE] ?? 0) / topology.apps,
+        exporterCpuShare: cpu / elapsed,
+        heapUsed: memory.heapUsed,
+        heapTotal: memory.heapTotal,
+        rss: memory.rss,
+        privateRss: memory.privateRss,
+        peakRss: steadyPeakRss,
+        rapidScrapePeakRss: exporter.resident().peakRss,
+        startupPeakRss,
+        pollWarnings: exporter.warnings.length,
+        firstWarning: exporter.warnings[0],
+      });
+    } finally {
+      await scraper?.close();
+      await exporter?.close();
+      await sim.close();
+    }
+  }
+  return rows;
+}

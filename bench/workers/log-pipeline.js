@@ -1,0 +1,148 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Writable } from 'node:stream';
+import { Registry } from 'prom-client';
+import { silentLogger } from '../../dist/logger.js';
+import { LogsConfigSchema } from '../../dist/logs/config.js';
+import { entryDocument } from '../../dist/logs/log-entry.js';
+import { createLogMetrics } from '../../dist/logs/log-metrics.js';
+import { startLogShipping } from '../../dist/logs/log-shipping.js';
+import { redactRecord, redactSecrets } from '../../dist/logs/secret-redaction.js';
+import { LokiSink } from '../../dist/logs/sinks/loki-sink.js';
+import { StdoutSink } from '../../dist/logs/sinks/stdout-sink.js';
+import { categoryLabel, eventLabel, severityLabel } from '../../dist/logs/vocabulary.js';
+import { W3cLogParser } from '../../dist/logs/w3c-parser.js';
+import { GeneratedLogSource, generateAccessLog } from '../lib/generated-log-source.js';
+import { serveRpc } from '../lib/rpc-worker.js';
+
+/**
+ * Log pipeline throughput in one process: parse only, and the whole shipping pipeline (follower -> parse
+ * -> metrics, filter, redaction -> queue -> batches -> sink -> acknowledgement -> positions) into an
+ * NDJSON sink writing to nowhere, or into a Loki sink pushing to a loopback receiver.
+ */
+
+let log;
+
+const cpuMs = (u) => (u.user + u.system) / 1000;
+
+function parseOnly() {
+  const parser = new W3cLogParser();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  let records = 0;
+  for (const line of log.lines) if (parser.parseLine(line).kind === 'record') records++;
+  return { lines: records, ms: performance.now() - started, cpuMs: cpuMs(process.cpuUsage(cpu)) };
+}
+
+/**
+ * What each step of the pipeline costs per line, cumulatively, in batches of 1,000 lines as the shipper
+ * works (so nothing is kept longer than a batch): where the time goes, and the ceiling of one thread.
+ */
+function stageCosts() {
+  const lines = log.lines.filter((l) => !l.startsWith('#'));
+  const header = log.lines.find((l) => l.startsWith('#Fields'));
+  const batches = [];
+  for (let i = 0; i < lines.length; i += 1000) batches.push(lines.slice(i, i + 1000));
+  const parser = new W3cLogParser();
+  parser.parseLine(header);
+  const metrics = createLogMetrics(new Registry());
+  const count = (r) => {
+    metrics.lines.inc({ server: 'bench', log_type: 'access', severity: severityLabel(r['x-severity']) });
+    metrics.events.inc({ server: 'bench', log_type: 'access', category: categoryLabel(r['x-category']), event: eventLabel(r['x-event']) });
+  };
+  const steps = [
+    ['parse', (batch) => batch.forEach((l) => parser.parseLine(l))],
+    ['+ redact the line', (batch) => batch.forEach((l) => (parser.parseLine(l), redactSecrets(l)))],
+    ['+ redact the record', (batch) => batch.forEach((l) => redactRecord((redactSecrets(l), parser.parseLine(l).record)))],
+    ['+ line and event counters', (batch) => batch.forEach((l) => count(redactRecord((redactSecrets(l), parser.parseLine(l).record))))],
+    [
+      '+ NDJSON (document, stringify, encode)',
+      (batch) => {
+        const out = [];
+        for (const l of batch) {
+          const record = redactRecord((redactSecrets(l), parser.parseLine(l).record));
+          count(record);
+          out.push(JSON.stringify(entryDocument({ server: 'bench', logType: 'access', line: l, record, timeMs: 0 })));
+        }
+        Buffer.from(out.join('\n'));
+      },
+    ],
+  ];
+  return steps.map(([step, fn]) => {
+    for (const b of batches) fn(b); // warm-up
+    const started = performance.now();
+    for (const b of batches) fn(b);
+    return { step, usPerLine: ((performance.now() - started) * 1000) / lines.length };
+  });
+}
+
+/** Resolves once `total` lines were acknowledged by the sink. */
+function counting(sink, total) {
+  let delivered = 0;
+  let done;
+  const finished = new Promise((resolve) => (done = resolve));
+  return {
+    finished,
+    sink: {
+      name: sink.name,
+      async send(entries, signal) {
+        await sink.send(entries, signal);
+        delivered += entries.length;
+        if (delivered >= total) done();
+      },
+      close: () => sink.close(),
+    },
+  };
+}
+
+async function ship(sink) {
+  const dir = mkdtempSync(join(tmpdir(), 'wowza-bench-logs-'));
+  try {
+    const total = log.lines.filter((l) => !l.startsWith('#')).length;
+    const config = LogsConfigSchema.parse({
+      positions_file: join(dir, 'positions.json'),
+      dead_letter_file: join(dir, 'dead-letter.ndjson'),
+      log_types: [log.logType],
+      start_at: 'beginning',
+      // Batches stay at their default size; a short max_wait only keeps the last, partial batch from
+      // waiting a second for lines that will never come, which would count as pipeline time.
+      batch: { max_wait: '20ms' },
+    });
+    const { sink: wrapped, finished } = counting(sink, total);
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const shipping = await startLogShipping({ sources: [new GeneratedLogSource(log)], config, registry: new Registry(), logger: silentLogger(), sinks: [wrapped] });
+    await finished;
+    const ms = performance.now() - started;
+    const used = cpuMs(process.cpuUsage(cpu));
+    await shipping.stop();
+    return { lines: total, ms, cpuMs: used };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const nowhere = () =>
+  new Writable({
+    write(_chunk, _encoding, callback) {
+      callback();
+    },
+  });
+
+serveRpc({
+  generate({ lines }) {
+    log = generateAccessLog(lines);
+    return { lines, bytes: log.lines.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0) };
+  },
+
+  stages: stageCosts,
+
+  run({ variant, lokiUrl }) {
+    if (variant === 'parse') return parseOnly();
+    if (variant === 'ndjson') return ship(new StdoutSink('null', nowhere()));
+    if (variant === 'loki') return ship(new LokiSink({ name: 'loki', url: lokiUrl, timeoutMs: 10_000 }));
+    throw new Error(`unknown variant ${variant}`);
+  },
+});
