@@ -84,7 +84,7 @@ const caseName = (r) => `${int(r.series)}${r.label ? ` (${r.label})` : ''}`;
 
 function printScrape(rows) {
   printTable('/metrics while polls run (20 ms latency, concurrency 32, 10 s interval; a scrape every 100 ms, plain and gzip alternating)', [
-    ['series', 'streams', 'scrapes', 'p50', 'p99', 'max', 'gzip p50', 'gzip p99', 'body', 'gzip body', 'polls', 'exporter CPU'],
+    ['series', 'streams', 'scrapes', 'p50', 'p99', 'max', 'gzip p50', 'gzip p99', 'body', 'gzip body', 'poll cycles', 'exporter CPU'],
     ...rows.map((r) => [
       caseName(r),
       int(r.streams),
@@ -96,7 +96,7 @@ function printScrape(rows) {
       ms(r.gzipP99),
       bytes(r.bodyBytes),
       bytes(r.gzipBytes),
-      r.pollCyclesDuring.toFixed(1),
+      r.pollCyclesDuring.toFixed(2),
       `${(r.exporterCpuShare * 100).toFixed(0)}%`,
     ]),
   ]);
@@ -166,7 +166,7 @@ async function main() {
     await run('poll', async () => {
       const r = await runPollCycles({
         sizes: [10, 100, 1000, 5000],
-        concurrencies: [1, 8, 32],
+        concurrencies: [1, 8, 16, 32],
         latencyMs: LATENCY_MS,
         disabledAt: { streams: 1000, concurrency: 32 },
         skipSlow: args.quick,

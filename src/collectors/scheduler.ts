@@ -174,7 +174,11 @@ export class Scheduler {
 
   private run(job: Job, reschedule = true): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    if (job.running) return job.running;
+    if (job.running) {
+      // A timer that fires while the last poll still runs must keep the schedule going, or polling stops.
+      if (reschedule) this.schedule(job);
+      return job.running;
+    }
     if (reschedule && job.timer) clearTimeout(job.timer);
     job.running = this.pollOnce(job).finally(() => {
       job.running = undefined;
