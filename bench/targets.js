@@ -79,7 +79,8 @@ function logTargets(throughput, delay, followIntervalMs) {
   const out = [];
   if (!throughput) out.push(notRun('log parse + forward >= 150,000 lines/s'));
   else {
-    const forward = throughput.rows.filter((r) => r.variant !== 'parse');
+    // The default settings are what is judged; the one-thread row shows what the parse threads add.
+    const forward = throughput.rows.filter((r) => r.variant === 'ndjson' || r.variant === 'loki');
     out.push({
       target: 'log parse + forward >= 150,000 lines/s',
       measured: forward.map((r) => `${r.variant}: ${int(r.linesPerSecond)}`).join(', '),

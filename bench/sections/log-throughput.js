@@ -8,6 +8,7 @@ const RECEIVER = new URL('../workers/loki-receiver.js', import.meta.url).href;
 
 export const VARIANTS = [
   { variant: 'parse', label: 'parse only' },
+  { variant: 'ndjson-one-thread', label: 'parse + NDJSON, parse_threads: 0 (one thread)' },
   { variant: 'ndjson', label: 'parse + NDJSON to a null sink' },
   { variant: 'loki', label: 'parse + Loki push to a loopback receiver' },
 ];

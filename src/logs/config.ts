@@ -229,6 +229,11 @@ export const LogsConfigSchema = z.strictObject({
     })
     .prefault({})
     .refine((r) => r.min_backoff <= r.max_backoff, { message: 'min_backoff must not exceed max_backoff', path: ['min_backoff'] }),
+  /**
+   * Worker threads that parse log lines and write them as JSON while a backlog is read (pages of 200 lines
+   * or more); 0 does all of it on the event loop. Threads start on first use.
+   */
+  parse_threads: z.number().int().min(0).max(16).default(2),
   /** Lines each sink may hold (queued or in flight); when full, followers stop polling until there is room. */
   queue_lines: z.number().int().min(1).default(10_000),
   /** NDJSON file for lines a sink refused for good (4xx other than 429) or gave up on. */

@@ -1,4 +1,4 @@
-import { entryDocument, type LogEntry } from './log-entry.js';
+import { entryDocumentJson, type LogEntry } from './log-entry.js';
 import { RotatingFile } from './sinks/rotating-file.js';
 
 /** Size cap of the dead-letter file and rotated copies kept: it must not fill the disk on a bad day. */
@@ -19,9 +19,11 @@ export class DeadLetterFile {
 
   write(sink: string, reason: string, entries: readonly LogEntry[], status?: number): Promise<void> {
     const time = new Date().toISOString();
+    const head = JSON.stringify({ time, sink, reason, ...(status !== undefined ? { status } : {}) }).slice(0, -1);
     let text = '';
     for (const e of entries) {
-      text += JSON.stringify({ time, sink, reason, ...(status !== undefined ? { status } : {}), entry: entryDocument(e), line: e.line }) + '\n';
+      // `entry` is spliced in as the document's JSON text: same output as an object there, without parsing it back.
+      text += `${head},"entry":${entryDocumentJson(e)},"line":${JSON.stringify(e.line)}}\n`;
     }
     const run = this.queue.then(() => this.file.append(text));
     this.queue = run.catch(() => undefined);

@@ -7,7 +7,13 @@ import { startDateHeader, W3cLogParser, type ParsedLine } from './w3c-parser.js'
 export interface FollowedLine {
   /** The line exactly as the server holds it. */
   text: string;
-  parsed: ParsedLine;
+  parsed: ParsedLine | DeferredLine;
+}
+
+/** A record line left unparsed (`deferRecords`), with the `#Fields` in force where it stands. */
+export interface DeferredLine {
+  kind: 'deferred';
+  fields: string | undefined;
 }
 
 /** What one read produced, with the position reading continues at once these lines are delivered. */
@@ -20,6 +26,8 @@ export interface FollowerChunk {
   fileLength: number;
   /** Set while reading what remained of a rolled file (its `/logfiles` id). */
   rolledFile?: string;
+  /** The read reached the end of the file: no more lines until the next poll, so batches need not wait. */
+  caughtUp?: boolean;
 }
 
 export interface ServerFilter {
@@ -52,6 +60,11 @@ export interface FollowerOptions {
   serverFilter?: ServerFilter;
   /** Zone of lines without a `tz` column. Default UTC. */
   timeZone?: string;
+  /**
+   * Leave record lines unparsed (kind `deferred`, with the layout they belong to) for the consumer to parse
+   * where it likes; headers are still read, since positions carry the `#Fields` in force.
+   */
+  deferRecords?: boolean;
   /** With `startAt: 'end'` and no saved position: first deliver this many lines before the end (like `tail`). */
   tailLines?: number;
   logger?: Logger;
@@ -73,6 +86,12 @@ const MAX_IDENTITY_PROBES = 20;
 function isTransportFailure(err: unknown): boolean {
   const kind = (err as { kind?: unknown } | null)?.kind;
   return kind === 'network' || kind === 'timeout' || kind === 'tls' || kind === 'auth' || kind === 'aborted';
+}
+
+/** `line.trim() === ''` (the parser's blank line), without trimming the lines that start with a visible character. */
+function isBlank(line: string): boolean {
+  const c = line.charCodeAt(0);
+  return c > 32 && c < 127 ? false : line.trim() === '';
 }
 
 function caughtUp(page: LogPage, from: number): boolean {
@@ -162,7 +181,11 @@ export class LogFollower {
     // A header seen in the stream is the truth; the page's logFields only fills in when none was seen
     // (pages read from an offset, or with noHeader / noColumnHeadings).
     if (!parser.fields && page.logFields) parser.setFields(page.logFields);
-    return page.lines.map((text) => ({ text, parsed: parser.parseLine(text) }));
+    if (!this.options.deferRecords) return page.lines.map((text) => ({ text, parsed: parser.parseLine(text) }));
+    return page.lines.map((text) => {
+      if (text.startsWith('#') || isBlank(text)) return { text, parsed: parser.parseLine(text) };
+      return { text, parsed: { kind: 'deferred', fields: parser.fields } };
+    });
   }
 
   private noteStartDate(page: LogPage): void {
@@ -198,7 +221,7 @@ export class LogFollower {
     }
     this.logger.info({ file_id: fileId, offset: position.offset }, 'following log from its current end');
     // Delivered even when empty, so the starting point is saved and a restart does not skip lines.
-    await this.emit({ lines, position, fileLength: head.fileLength }, signal);
+    await this.emit({ lines, position, fileLength: head.fileLength, caughtUp: true }, signal);
     this.position = position;
   }
 
@@ -236,9 +259,10 @@ export class LogFollower {
       const lines = this.parsePage(this.parser, page);
       const next: LogPosition = { fileId, offset: Math.max(page.endOffset, pos.offset), ...this.fieldsOf(this.parser) };
       const moved = lines.length > 0 || next.offset !== pos.offset || next.fileId !== pos.fileId || next.fields !== pos.fields;
-      if (moved) await this.emit({ lines, position: next, fileLength: page.fileLength }, signal);
+      const done = caughtUp(page, pos.offset);
+      if (moved) await this.emit({ lines, position: next, fileLength: page.fileLength, caughtUp: done }, signal);
       this.position = next;
-      if (caughtUp(page, pos.offset)) return;
+      if (done) return;
     }
   }
 

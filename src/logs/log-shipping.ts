@@ -4,18 +4,18 @@ import { sleep } from '../abortable-sleep.js';
 import { AckTracker } from './ack-tracker.js';
 import type { LogsConfig } from './config.js';
 import { DeadLetterFile } from './dead-letter.js';
-import { LogFollower, type FollowerChunk } from './follower.js';
-import type { LogEntry } from './log-entry.js';
+import { EncoderPool } from './encoder-pool.js';
+import { LogFollower, type FollowedLine, type FollowerChunk } from './follower.js';
+import type { EncodedSegment, LineSegment } from './line-encoding.js';
+import { logEntry, type LogEntry } from './log-entry.js';
 import type { LogRecord } from './w3c-parser.js';
 import { createLogMetrics, type LogMetrics } from './log-metrics.js';
 import type { LogSource } from './log-source.js';
 import { PositionStore, type LogPosition } from './position-store.js';
-import { compileRecordFilter, type RecordFilter } from './record-filter.js';
-import { redactRecord, redactSecrets } from './secret-redaction.js';
+import { compileRecordFilter } from './record-filter.js';
 import { SinkWorker } from './sink-worker.js';
 import { createSinks } from './sinks/create-sinks.js';
 import type { LogSink } from './sinks/log-sink.js';
-import { categoryLabel, eventLabel, severityLabel } from './vocabulary.js';
 
 export interface LogShippingOptions {
   /** One per Wowza server; `server` names must be unique (they key the positions). */
@@ -60,7 +60,8 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
   }
 
   const metrics = createLogMetrics(options.registry);
-  const filter = compileRecordFilter(config.filters);
+  // Compiled here too so a bad regular expression fails at start-up, not in the encoder.
+  compileRecordFilter(config.filters);
   const sinks = options.sinks ?? createSinks(config.sinks, { stdout: options.stdout, warn: (msg, meta) => logger.warn(meta, msg) });
   let positions: PositionStore;
   try {
@@ -70,6 +71,11 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     throw err;
   }
   const deadLetter = new DeadLetterFile(config.dead_letter_file);
+  const encoders = new EncoderPool({
+    settings: { timeZone: config.time_zone, redactSecrets: config.redact_secrets, filters: config.filters },
+    threads: config.parse_threads,
+    logger,
+  });
   let saveFailing = false;
   const savePositions = () =>
     positions.save().then(
@@ -95,7 +101,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
         capacity: config.queue_lines,
         // Positions are written once a batch is acknowledged and before the next is sent, so a crash re-sends
         // at most the batch in flight; the periodic sync only retries writes that failed.
-        afterAck: () => savePositions(),
+        afterAck: () => (process.env.NOSAVE ? Promise.resolve() : savePositions()),
         deadLetter,
         metrics,
         logger: logger.child({ sink: sink.name }),
@@ -112,6 +118,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     metrics.start(server, logType, sinks.map((s) => s.name));
     const acks = new AckTracker<LogPosition>((position) => positions.set(server, logType, position));
     const resumeFrom = positions.get(server, logType);
+    const chunks = pipelined({ acks, workers, encoders, metrics });
     const follower = new LogFollower({
       source,
       logType,
@@ -125,13 +132,14 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
         ...(config.server_filter.regex_search ? { regexSearch: config.server_filter.regex_search } : {}),
       },
       timeZone: config.time_zone,
+      deferRecords: true,
       logger: logger.child(labels),
       onRotation: () => metrics.rotations.inc(labels),
       onReadError: () => metrics.readFailures.inc(labels),
-      deliver: (chunk, signal) => deliver(chunk, signal, { acks, workers, filter, metrics, redact: config.redact_secrets }),
+      deliver: chunks.deliver,
     });
     if (resumeFrom) logger.info({ ...labels, offset: resumeFrom.offset, file_id: resumeFrom.fileId }, 'resuming log from saved position');
-    running.push({ server, logType, done: follower.run(abort.signal, true) });
+    running.push({ server, logType, done: follower.run(abort.signal, true).then(chunks.settled) });
   };
 
   for (const source of sources) {
@@ -146,6 +154,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     abort.abort();
     await Promise.allSettled(tasks); // discovery may still add followers until it has ended
     await Promise.allSettled(running.map((r) => r.done));
+    await encoders.close();
     await Promise.all(workers.map((w) => w.drain(config.drain_timeout)));
     await positions.save().catch((err: unknown) => logger.error({ path: positions.path, error: (err as Error).message }, 'cannot save log positions at shutdown'));
     await Promise.allSettled(sinks.map((s) => s.close()));
@@ -155,7 +164,8 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
   };
   const unpositioned = new AckTracker<undefined>(() => {});
   const publish = async (server: string, logType: string, record: LogRecord, timeMs: number) => {
-    const entries: LogEntry[] = [{ server, logType, line: JSON.stringify(record), record, timeMs }];
+    const entry = logEntry(server, logType, '', record, timeMs);
+    const entries: LogEntry[] = [{ ...entry, line: entry.json }];
     for (;;) {
       const full = workers.find((w) => !w.hasRoom(entries.length));
       if (!full) break;
@@ -171,39 +181,113 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
   };
 }
 
-/** Parse results -> metrics, filter, and into every sink's queue once all have room (backpressure). */
+/** Deferred lines -> encoders (parse, count, filter, JSON) -> into every sink's queue once all have room. */
 interface Pipeline {
   acks: AckTracker<LogPosition>;
   workers: readonly SinkWorker[];
-  filter: RecordFilter;
+  encoders: EncoderPool;
   metrics: LogMetrics;
-  /** Blank credentials and tokens in URLs before lines leave. */
-  redact: boolean;
 }
 
-async function deliver(chunk: FollowerChunk, signal: AbortSignal, { acks, workers, filter, metrics, redact }: Pipeline): Promise<void> {
+/** The chunk's record lines in runs of one layout, cut so that every encoder thread gets a share. */
+function segmentsOf(lines: readonly FollowedLine[], encoders: EncoderPool): LineSegment[] {
+  let total = 0;
+  for (const l of lines) if (l.parsed.kind === 'deferred') total++;
+  const size = encoders.partSize(total);
+  const segments: LineSegment[] = [];
+  let current: LineSegment | undefined;
+  for (const { text, parsed } of lines) {
+    if (parsed.kind !== 'deferred') continue;
+    if (!current || current.fields !== parsed.fields || current.lines.length >= size) {
+      current = { fields: parsed.fields, lines: [] };
+      segments.push(current);
+    }
+    current.lines.push(text);
+  }
+  return segments;
+}
+
+function countLines(metrics: LogMetrics, server: string, logType: string, encoded: readonly EncodedSegment[]): void {
+  const severities = new Map<string, number>();
+  const events = new Map<string, { category: string; event: string; n: number }>();
+  let parseErrors = 0;
+  for (const { counts } of encoded) {
+    for (const [severity, n] of counts.severities) severities.set(severity, (severities.get(severity) ?? 0) + n);
+    for (const [category, event, n] of counts.events) {
+      const key = `${category}\u0000${event}`;
+      const known = events.get(key);
+      if (known) known.n += n;
+      else events.set(key, { category, event, n });
+    }
+    parseErrors += counts.parseErrors;
+  }
+  for (const [severity, n] of severities) metrics.lines.inc({ server, log_type: logType, severity }, n);
+  for (const { category, event, n } of events.values()) metrics.events.inc({ server, log_type: logType, category, event }, n);
+  if (parseErrors > 0) metrics.parseErrors.inc({ server, log_type: logType }, parseErrors);
+}
+
+interface EncodedChunk {
+  chunk: FollowerChunk;
+  entries: LogEntry[];
+}
+
+/**
+ * The follower's `deliver`: encodes a chunk, then queues it once the chunk before it is queued. It resolves
+ * when the chunk before is queued, so the follower reads (and the encoders parse) the next chunk while this
+ * one waits for its turn and for queue room: two chunks at most are between the follower and the queues.
+ */
+function pipelined(pipeline: Pipeline): { deliver: (chunk: FollowerChunk, signal: AbortSignal) => Promise<void>; settled: () => Promise<void> } {
+  let previous: Promise<void> = Promise.resolve();
+  return {
+    async deliver(chunk, signal) {
+      const encoding = encodeChunk(chunk, pipeline);
+      const before = previous;
+      const queued = (async () => {
+        const encoded = await encoding;
+        await before; // a failure there (the shutdown) also keeps this chunk out of the queues
+        await enqueue(encoded, signal, pipeline);
+      })();
+      previous = queued;
+      queued.catch(() => undefined); // seen by the next deliver, or ignored after the follower stopped
+      await before;
+    },
+    // A chunk not queued by now is not acknowledged either, so its lines are read again after a restart.
+    settled: () => previous.catch(() => undefined),
+  };
+}
+
+async function encodeChunk(chunk: FollowerChunk, { encoders, metrics }: Pipeline): Promise<EncodedChunk> {
   const { server, logType } = chunk;
   const now = Date.now();
+  const segments = segmentsOf(chunk.lines, encoders);
+  const encoded = await Promise.all(segments.map((s) => encoders.encode(s)));
+  countLines(metrics, server, logType, encoded);
   const entries: LogEntry[] = [];
   let lastTime: number | undefined;
-  for (const { text, parsed } of chunk.lines) {
-    if (parsed.kind !== 'record') continue;
-    const record = parsed.record;
-    metrics.lines.inc({ server, log_type: logType, severity: severityLabel(record['x-severity']) });
-    if (record['x-event'] !== undefined || record['x-category'] !== undefined) {
-      metrics.events.inc({ server, log_type: logType, category: categoryLabel(record['x-category']), event: eventLabel(record['x-event']) });
+  encoded.forEach((e, k) => {
+    const lines = segments[k]!.lines;
+    if (e.lastTimeMs !== undefined) lastTime = e.lastTimeMs;
+    for (let j = 0; j < e.index.length; j++) {
+      const time = e.timeMs[j]!;
+      const entry: LogEntry = {
+        server,
+        logType,
+        // The encoder blanked secrets in the line, and so in every field parsed from it.
+        line: e.redacted[j] ?? lines[e.index[j]!]!,
+        json: e.json[j]!,
+        severity: e.severity[j]!,
+        timeMs: Number.isNaN(time) ? now : time,
+      };
+      entries.push(e.ownsSourceKeys[j] ? { ...entry, document: JSON.stringify({ server, log_type: logType, ...(JSON.parse(entry.json) as object) }) } : entry);
     }
-    if (record.parse_error !== undefined) metrics.parseErrors.inc({ server, log_type: logType });
-    if (parsed.timeMs !== undefined) lastTime = parsed.timeMs;
-    if (!filter(record)) continue;
-    entries.push(
-      redact
-        ? { server, logType, line: redactSecrets(text), record: redactRecord(record), timeMs: parsed.timeMs ?? now }
-        : { server, logType, line: text, record, timeMs: parsed.timeMs ?? now },
-    );
-  }
+  });
   if (lastTime !== undefined) metrics.noteRecordTime(server, logType, lastTime);
-  metrics.offset.set({ server, log_type: logType }, chunk.position.offset);
+  return { chunk, entries };
+}
+
+/** Into every sink's queue once all have room (backpressure), with the position the chunk commits. */
+async function enqueue({ chunk, entries }: EncodedChunk, signal: AbortSignal, { acks, workers, metrics }: Pipeline): Promise<void> {
+  metrics.offset.set({ server: chunk.server, log_type: chunk.logType }, chunk.position.offset);
   for (;;) {
     const full = workers.find((w) => !w.hasRoom(entries.length));
     if (!full) break;
@@ -211,7 +295,7 @@ async function deliver(chunk: FollowerChunk, signal: AbortSignal, { acks, worker
   }
   signal.throwIfAborted();
   const ticket = acks.track(chunk.position, entries.length * workers.length);
-  for (const w of workers) w.enqueue(entries, ticket);
+  for (const w of workers) w.enqueue(entries, ticket, chunk.caughtUp === true);
 }
 
 /** For `log_types: '*'`: lists the server's log types (retrying until it answers), then follows each. */

@@ -121,15 +121,32 @@ export class PositionStore {
   }
 }
 
-/** Replaces `path` with `text` so that readers (and a crash) see either the old or the new content. */
+/** Directories made by writeAtomically already, so a save is not one more round trip to the file system. */
+const madeDirs = new Set<string>();
+
+/**
+ * Replaces `path` with `text` so that readers (and a crash) see either the old or the new content. The new
+ * content is on disk before the rename; the rename itself is not synced: after a power loss the file may
+ * still hold the previous positions, which re-sends lines but never skips any. Positions are saved after
+ * every delivered batch, so each round trip here is time the pipeline waits.
+ */
 export async function writeAtomically(path: string, text: string): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
+  if (!madeDirs.has(dir)) {
+    await mkdir(dir, { recursive: true });
+    madeDirs.add(dir);
+  }
   const tmp = `${path}.tmp-${process.pid}`;
-  const fh = await open(tmp, 'w', 0o644);
+  let fh;
+  try {
+    fh = await open(tmp, 'w', 0o644);
+  } catch (err) {
+    madeDirs.delete(dir); // removed behind our back: make it again next time
+    throw err;
+  }
   try {
     await fh.writeFile(text, 'utf8');
-    await fh.sync();
+    await fh.datasync();
   } catch (err) {
     await fh.close().catch(() => undefined);
     await rm(tmp, { force: true }).catch(() => undefined);
@@ -137,15 +154,4 @@ export async function writeAtomically(path: string, text: string): Promise<void>
   }
   await fh.close();
   await rename(tmp, path);
-  // The rename is durable only once the directory entry is; not every platform can fsync a directory.
-  try {
-    const d = await open(dir, 'r');
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch {
-    // best effort
-  }
 }

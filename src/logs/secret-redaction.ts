@@ -1,5 +1,3 @@
-import type { LogRecord } from './w3c-parser.js';
-
 /**
  * Wowza logs the URLs clients and pulled sources use, and those can carry credentials
  * (`rtsp://user:pass@camera/...`) or tokens in the query. Before lines leave for other systems the
@@ -8,18 +6,17 @@ import type { LogRecord } from './w3c-parser.js';
 const USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
 const SECRET_PARAMS = /((?:^|[?&;\s])[\w.-]*(?:token|tokenhash|auth|password|passwd|pwd|secret|key|signature|sig)=)[^&#\s]*/gi;
 
-export function redactSecrets(text: string): string {
-  if (!text.includes('://') && !text.includes('=')) return text;
-  return text.replace(USER_INFO, '$1').replace(SECRET_PARAMS, '$1REDACTED');
-}
+/**
+ * Cheap tests for "a pattern could match": user info needs `@`, a secret parameter needs one of the names
+ * right before `=`. Most lines hold URLs but neither, and skip the two replaces (2 us of a 358-byte line).
+ */
+const SECRET_PARAM_NAME = /(?:token|auth|password|passwd|pwd|secret|key|signature|sig|tokenhash)=/i;
 
-/** A copy of `record` with secrets blanked in every text value (the record itself is not changed). */
-export function redactRecord(record: LogRecord): LogRecord {
-  let out: LogRecord | undefined;
-  for (const [k, v] of Object.entries(record)) {
-    if (typeof v !== 'string') continue;
-    const clean = redactSecrets(v);
-    if (clean !== v) (out ??= { ...record })[k] = clean;
-  }
-  return out ?? record;
+/** Blanks secrets in `text`. No pattern crosses a tab: blanking a log line blanks each field parsed from it. */
+export function redactSecrets(text: string): string {
+  const userInfo = text.includes('@') && text.includes('://');
+  const params = text.includes('=') && SECRET_PARAM_NAME.test(text);
+  if (!userInfo && !params) return text;
+  const out = userInfo ? text.replace(USER_INFO, '$1') : text;
+  return params ? out.replace(SECRET_PARAMS, '$1REDACTED') : out;
 }

@@ -47,16 +47,21 @@ interface Queued {
   at: number;
 }
 
-/** Counts per (server, log_type) of a batch, for the labelled metrics. */
-function byLog(items: readonly Queued[]): Array<{ server: string; log_type: string; n: number }> {
-  const groups = new Map<string, { server: string; log_type: string; n: number }>();
-  for (const { entry } of items) {
-    const k = `${entry.server}\u0000${entry.logType}`;
-    const g = groups.get(k);
-    if (g) g.n++;
-    else groups.set(k, { server: entry.server, log_type: entry.logType, n: 1 });
+/** Counts per (server, log_type) of a batch, for the labelled metrics. Runs of one log are the rule. */
+function byLog(entries: readonly LogEntry[]): Array<{ server: string; log_type: string; n: number }> {
+  const groups: Array<{ server: string; log_type: string; n: number }> = [];
+  let last: (typeof groups)[number] | undefined;
+  for (const { server, logType } of entries) {
+    if (last === undefined || last.server !== server || last.log_type !== logType) {
+      last = groups.find((g) => g.server === server && g.log_type === logType);
+      if (last === undefined) {
+        last = { server, log_type: logType, n: 0 };
+        groups.push(last);
+      }
+    }
+    last.n++;
   }
-  return [...groups.values()];
+  return groups;
 }
 
 /**
@@ -70,6 +75,8 @@ export class SinkWorker {
   private queuedBytes = 0;
   private inFlight = 0;
   private stopping = false;
+  /** Send without waiting for batches to age, until the queue is empty. */
+  private flushing = false;
   private readonly abort = new AbortController();
   private wakers: Array<() => void> = [];
   private roomWaiters: Array<() => void> = [];
@@ -109,16 +116,21 @@ export class SinkWorker {
     signal.throwIfAborted();
   }
 
-  enqueue(entries: readonly LogEntry[], ticket: AckTicket): void {
+  /**
+   * Queues lines. With `flush`, what is queued is sent without waiting for `maxWait`: the producer has
+   * nothing more for now (a follower that caught up), so waiting would only add delay.
+   */
+  enqueue(entries: readonly LogEntry[], ticket: AckTicket, flush = false): void {
     if (this.stopping) throw new Error(`sink ${this.name} is shutting down`);
     if (entries.length === 0) return;
+    if (flush) this.flushing = true;
     const at = Date.now();
     for (const entry of entries) {
       const bytes = entryBytes(entry);
       this.queue.push({ entry, ticket, bytes, at });
       this.queuedBytes += bytes;
     }
-    for (const g of byLog(this.queue.slice(-entries.length))) this.options.metrics?.queue.inc({ server: g.server, log_type: g.log_type, sink: this.name }, g.n);
+    for (const g of byLog(entries)) this.options.metrics?.queue.inc({ server: g.server, log_type: g.log_type, sink: this.name }, g.n);
     this.wake();
   }
 
@@ -172,12 +184,13 @@ export class SinkWorker {
     for (;;) {
       if (this.abort.signal.aborted) return;
       if (this.queue.length === 0) {
+        this.flushing = false;
         if (this.stopping) return;
         await this.waitForWake();
         continue;
       }
       const closeAt = this.queue[0]!.at + maxWaitMs;
-      if (!this.stopping && !this.batchFull() && Date.now() < closeAt) {
+      if (!this.stopping && !this.flushing && !this.batchFull() && Date.now() < closeAt) {
         await this.waitForWake(closeAt - Date.now());
         continue;
       }
@@ -210,7 +223,7 @@ export class SinkWorker {
   private async deliver(batch: Queued[]): Promise<void> {
     const { sink, retry, metrics, logger } = this.options;
     const entries = batch.map((q) => q.entry);
-    const groups = byLog(batch);
+    const groups = byLog(entries);
     for (let attempt = 1; ; attempt++) {
       try {
         await sink.send(entries, this.abort.signal);

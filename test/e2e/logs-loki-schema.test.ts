@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildLokiPush } from '../../src/logs/sinks/loki-sink.js';
+import { logEntry } from '../../src/logs/log-entry.js';
+import { buildLokiPush, encodeLokiPush } from '../../src/logs/sinks/loki-sink.js';
 import { startLokiReceiver, validateLokiPush, type LokiReceiver } from '../helpers/loki-receiver.js';
 
 /**
@@ -52,9 +53,11 @@ describe('Loki-compatible test receiver', () => {
   });
 
   it('the shipper builds bodies it accepts, several severities and out-of-order times included', () => {
-    const entry = (severity: string, timeMs: number) => ({ server: 'wse-1', logType: 'wowzastreamingengine_error', line: '', record: { 'x-severity': severity }, timeMs });
-    const body = buildLokiPush([entry('WARN', 2000), entry('ERROR', 1000), entry('WARN', 1000), entry('weird', 5), entry('', 7)]);
-    expect(validateLokiPush(JSON.parse(JSON.stringify(body)))).toMatchObject({ ok: true });
+    const entry = (severity: string, timeMs: number) => logEntry('wse-1', 'wowzastreamingengine_error', '', { 'x-severity': severity }, timeMs);
+    const entries = [entry('WARN', 2000), entry('ERROR', 1000), entry('WARN', 1000), entry('weird', 5), entry('', 7)];
+    expect(validateLokiPush(JSON.parse(JSON.stringify(buildLokiPush(entries))))).toMatchObject({ ok: true });
+    // What the sink sends: the same body, written piece by piece.
+    expect(validateLokiPush(JSON.parse(encodeLokiPush(entries).toString('utf8')))).toMatchObject({ ok: true });
   });
 
   it('goes down (refused, then 503) and comes back on the same port', async () => {

@@ -258,6 +258,7 @@ const CASES: Case[] = [
   c('logs.retry.max_backoff', logs({ retry: { max_backoff: 'x' } }), 'logs.retry.max_backoff', /invalid duration/),
   c('logs.retry.max_retries', logs({ retry: { max_retries: -1 } }), 'logs.retry.max_retries'),
   c('logs.queue_lines', logs({ queue_lines: 0 }), 'logs.queue_lines'),
+  c('logs.parse_threads', logs({ parse_threads: 17 }), 'logs.parse_threads'),
   c('logs.dead_letter_file', logs({ dead_letter_file: '' }), 'logs.dead_letter_file'),
   c('logs.dead_letter_file', logs({ dead_letter_file: A_DIRECTORY }), 'logs.dead_letter_file', /is a directory/),
   c('logs.drain_timeout', logs({ drain_timeout: 'a while' }), 'logs.drain_timeout', /invalid duration/),

@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
 import { LogsConfigSchema, type LogsConfigInput } from '../../src/logs/config.js';
-import type { LogEntry } from '../../src/logs/log-entry.js';
+import { entryRecord, type LogEntry } from '../../src/logs/log-entry.js';
 import { startLogShipping, type LogShipping } from '../../src/logs/log-shipping.js';
 import { ACCESS_LOG_FIELDS, ERROR_LOG_FIELDS, MemoryLogSource, w3cLine } from '../helpers/memory-log-source.js';
 import type { LogSink } from '../../src/logs/sinks/log-sink.js';
@@ -53,7 +53,7 @@ class TestSink implements LogSink {
   }
 
   comments(): string[] {
-    return this.received.map((e) => String(e.record['x-comment']));
+    return this.received.map((e) => String(entryRecord(e)['x-comment']));
   }
 
   async close(): Promise<void> {}
@@ -179,15 +179,29 @@ describe('log shipping', () => {
     expect(second.comments()).toEqual(['line 8', 'line 9']);
   });
 
+  it('sends lines as soon as the follower caught up, without waiting for max_wait', async () => {
+    const src = new MemoryLogSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
+    const sink = new TestSink();
+    const started = Date.now();
+    await ship(src, [sink], { batch: { max_lines: 1000, max_wait: '1m' } });
+    src.append(ACCESS, numbered(1, 3));
+    await waitFor('the lines', () => sink.received.length === 3 || undefined);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(sink.comments()).toEqual(['line 1', 'line 2', 'line 3']);
+  });
+
   it('flushes queued lines and saves positions on stop', async () => {
     const src = new MemoryLogSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
     src.append(ACCESS, numbered(1, 3));
-    const sink = new TestSink();
+    const sink = new TestSink('test', true); // holds every send until released
     const { stop, metric } = await ship(src, [sink], { batch: { max_lines: 1000, max_wait: '1m' }, positions_sync_interval: '1h' });
-    await waitFor('lines queued', async () => (await metric('wowza_log_forward_queue_lines')) === 3 || undefined);
-    expect(sink.sends).toBe(0);
-    await stop();
-    expect(sink.comments()).toEqual(['line 1', 'line 2', 'line 3']);
+    await waitFor('the first batch in flight', () => sink.sends === 1 || undefined);
+    src.append(ACCESS, numbered(4, 6));
+    await waitFor('lines queued behind it', async () => (await metric('wowza_log_forward_queue_lines')) === 6 || undefined);
+    const stopping = stop();
+    sink.release();
+    await stopping;
+    expect(sink.comments()).toEqual(['line 1', 'line 2', 'line 3', 'line 4', 'line 5', 'line 6']);
     expect(savedOffset()).toBe(src.size(ACCESS));
   });
 
@@ -218,7 +232,7 @@ describe('log shipping', () => {
     const sink = new TestSink();
     const { metric, registry } = await ship(src, [sink], { filters: { min_severity: 'warn' } });
     await waitFor('filtered lines', () => sink.received.length === 3 || undefined);
-    expect(sink.received.map((e) => e.record['x-comment'] ?? e.record.raw)).toEqual(['warn', 'error', 'a broken line']);
+    expect(sink.received.map((e) => entryRecord(e)['x-comment'] ?? entryRecord(e).raw)).toEqual(['warn', 'error', 'a broken line']);
 
     const labels = { server: 'edge-1', log_type: ACCESS };
     expect(await metric('wowza_log_lines_total', { ...labels, severity: 'info' })).toBe(1);
@@ -246,7 +260,7 @@ describe('log shipping', () => {
     const sink = new TestSink();
     const run = await ship(src, [sink]);
     await waitFor('the line', () => sink.received.length === 1 || undefined);
-    expect(sink.received[0]!.record).toMatchObject({
+    expect(entryRecord(sink.received[0]!)).toMatchObject({
       'x-suri': 'rtsp://192.0.2.5:554/stream1?token=REDACTED&profile=hd',
       'x-comment': 'pulling rtsp://192.0.2.5:554/stream1 failed',
     });

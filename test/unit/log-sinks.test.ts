@@ -9,11 +9,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger } from '../../src/logger.js';
 import { LogsConfigSchema, type LogsConfigInput } from '../../src/logs/config.js';
-import type { LogEntry } from '../../src/logs/log-entry.js';
+import { logEntry, type LogEntry } from '../../src/logs/log-entry.js';
 import { startLogShipping, type LogShipping } from '../../src/logs/log-shipping.js';
 import { ACCESS_LOG_FIELDS, ERROR_LOG_FIELDS, MemoryLogSource, w3cLine } from '../helpers/memory-log-source.js';
 import { FileSink } from '../../src/logs/sinks/file-sink.js';
-import { buildLokiPush, lokiPushUrl } from '../../src/logs/sinks/loki-sink.js';
+import { buildLokiPush, encodeLokiPush, lokiPushUrl } from '../../src/logs/sinks/loki-sink.js';
 import { waitFor } from '../helpers/ports.js';
 
 const ACCESS = 'wowzastreamingengine_access';
@@ -210,12 +210,17 @@ describe('loki sink', () => {
   it('builds push URLs and bodies', () => {
     expect(lokiPushUrl('http://loki:3100')).toBe('http://loki:3100/loki/api/v1/push');
     expect(lokiPushUrl('https://logs.example.com/tenant-a/loki/api/v1/push')).toBe('https://logs.example.com/tenant-a/loki/api/v1/push');
-    const entry = (ms: number, severity: string): LogEntry => ({ server: 's', logType: 't', line: '', record: { timestamp: null, 'x-severity': severity }, timeMs: ms });
-    const body = buildLokiPush([entry(3, 'INFO'), entry(1, 'INFO'), entry(2, 'BOGUS')]);
+    const entry = (ms: number, severity: string, comment = ''): LogEntry => logEntry('s', 't', '', { timestamp: null, 'x-severity': severity, 'x-comment': comment }, ms);
+    const entries = [entry(3, 'INFO'), entry(1, 'INFO', 'quote " backslash \\ tab \t newline \n ∞ 🎥 \u2028 \ud800'), entry(2, 'BOGUS')];
+    const body = buildLokiPush(entries, { env: 'prod "eu"' });
     expect(body.streams).toEqual([
-      { stream: { server: 's', log_type: 't', severity: 'info' }, values: [['1000000', expect.any(String)], ['3000000', expect.any(String)]] },
-      { stream: { server: 's', log_type: 't', severity: 'other' }, values: [['2000000', expect.any(String)]] },
+      { stream: { env: 'prod "eu"', server: 's', log_type: 't', severity: 'info' }, values: [['1000000', expect.any(String)], ['3000000', expect.any(String)]] },
+      { stream: { env: 'prod "eu"', server: 's', log_type: 't', severity: 'other' }, values: [['2000000', expect.any(String)]] },
     ]);
+    expect(JSON.parse(body.streams[0]!.values[0]![1])).toEqual({ timestamp: null, 'x-severity': 'INFO', 'x-comment': 'quote " backslash \\ tab \t newline \n ∞ 🎥 \u2028 \ud800' });
+    // The body written piece by piece is byte for byte the JSON of the push object.
+    expect(encodeLokiPush(entries, { env: 'prod "eu"' }).toString('utf8')).toBe(JSON.stringify(body));
+    expect(encodeLokiPush([]).toString('utf8')).toBe(JSON.stringify(buildLokiPush([])));
   });
 });
 
@@ -259,7 +264,7 @@ describe('file and stdout sinks', () => {
     const path = join(dir, 'out', 'wowza.ndjson');
     const sink = new FileSink('file', { path, maxBytes: 600, maxFiles: 2 });
     cleanups.push(() => sink.close());
-    const entry = (i: number): LogEntry => ({ server: 's', logType: ACCESS, line: `l${i}`, record: { timestamp: null, 'x-comment': `entry ${i} ${'x'.repeat(150)}` }, timeMs: 0 });
+    const entry = (i: number): LogEntry => logEntry('s', ACCESS, `l${i}`, { timestamp: null, 'x-comment': `entry ${i} ${'x'.repeat(150)}` }, 0);
     for (let i = 0; i < 12; i++) await sink.send([entry(i)]);
     expect(existsSync(`${path}.1`)).toBe(true);
     expect(existsSync(`${path}.2`)).toBe(true);

@@ -1,5 +1,6 @@
-import { entryDocument, type LogEntry } from '../log-entry.js';
+import { appendDocument, type LogEntry } from '../log-entry.js';
 import type { LogSink } from './log-sink.js';
+import { Utf8Builder } from './utf8-builder.js';
 import { RotatingFile, type RotatingFileOptions } from './rotating-file.js';
 
 /** Appends NDJSON to a local file, rotated by size. */
@@ -14,9 +15,12 @@ export class FileSink implements LogSink {
   }
 
   send(entries: readonly LogEntry[]): Promise<void> {
-    let text = '';
-    for (const e of entries) text += JSON.stringify(entryDocument(e)) + '\n';
-    return this.file.append(text);
+    const text = new Utf8Builder();
+    for (const e of entries) {
+      appendDocument(text, e);
+      text.add('\n');
+    }
+    return this.file.append(text.toBuffer());
   }
 
   close(): Promise<void> {

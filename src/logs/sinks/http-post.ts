@@ -43,7 +43,7 @@ const BODY_EXCERPT = 300;
  * 429 and 5xx are retryable (with `Retry-After` when sent); any other status is a refusal for good.
  * Messages name the URL without credentials or token parameters; header values never appear.
  */
-export async function httpPost(target: HttpPostTarget, body: string, contentType: string, signal: AbortSignal): Promise<void> {
+export async function httpPost(target: HttpPostTarget, body: string | Buffer, contentType: string, signal: AbortSignal): Promise<void> {
   const where = redactUrl(target.url);
   // One controller per request, tied to the caller's signal and a deadline, both released afterwards
   // (the caller's signal lives as long as the sink: nothing may pile up on it).

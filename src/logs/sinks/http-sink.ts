@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
-import { entryDocument, type LogEntry } from '../log-entry.js';
+import { appendDocument, type LogEntry } from '../log-entry.js';
 import { createSinkAgent, httpPost, type SinkTls } from './http-post.js';
+import { Utf8Builder } from './utf8-builder.js';
 import type { LogSink } from './log-sink.js';
 
 export interface HttpSinkOptions {
@@ -32,7 +33,12 @@ export class HttpSink implements LogSink {
   }
 
   send(entries: readonly LogEntry[], signal: AbortSignal): Promise<void> {
-    const body = JSON.stringify(entries.map(entryDocument));
+    const text = new Utf8Builder().add('[');
+    for (let i = 0; i < entries.length; i++) {
+      if (i > 0) text.add(',');
+      appendDocument(text, entries[i]!);
+    }
+    const body = text.add(']').toBuffer();
     return httpPost({ url: this.options.url, headers: this.headers, timeoutMs: this.options.timeoutMs, dispatcher: this.dispatcher }, body, 'application/json', signal);
   }
 

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { LogEntry } from '../log-entry.js';
-import { severityLabel } from '../vocabulary.js';
 import { createSinkAgent, httpPost, type SinkTls } from './http-post.js';
+import { Utf8Builder } from './utf8-builder.js';
 import type { LogSink } from './log-sink.js';
 
 export interface LokiStream {
@@ -22,14 +22,14 @@ export function buildLokiPush(entries: readonly LogEntry[], staticLabels: Readon
   const streams = new Map<string, { labels: Record<string, string>; items: Array<{ ms: number; seq: number; line: string }> }>();
   let seq = 0;
   for (const e of entries) {
-    const severity = severityLabel(e.record['x-severity']);
+    const severity = e.severity;
     const key = `${e.server}\u0000${e.logType}\u0000${severity}`;
     let s = streams.get(key);
     if (!s) {
       s = { labels: { ...staticLabels, server: e.server, log_type: e.logType, severity }, items: [] };
       streams.set(key, s);
     }
-    s.items.push({ ms: e.timeMs, seq: seq++, line: JSON.stringify(e.record) });
+    s.items.push({ ms: e.timeMs, seq: seq++, line: e.json });
   }
   const out: LokiStream[] = [];
   for (const s of streams.values()) {
@@ -40,8 +40,25 @@ export function buildLokiPush(entries: readonly LogEntry[], staticLabels: Readon
   return { streams: out };
 }
 
+/**
+ * `JSON.stringify(buildLokiPush(entries, staticLabels))` as UTF-8, written piece by piece (see Utf8Builder):
+ * the same bytes at a fraction of the cost.
+ */
+export function encodeLokiPush(entries: readonly LogEntry[], staticLabels: Readonly<Record<string, string>> = {}): Buffer {
+  const push = buildLokiPush(entries, staticLabels);
+  const out = new Utf8Builder().add('{"streams":[');
+  push.streams.forEach((s, i) => {
+    out.add(i === 0 ? '{"stream":' : ',{"stream":').add(JSON.stringify(s.stream)).add(',"values":[');
+    s.values.forEach(([ns, line], j) => out.add(j === 0 ? '["' : ',["').add(ns).add('",').add(JSON.stringify(line)).add(']'));
+    out.add(']}');
+  });
+  return out.add(']}').toBuffer();
+}
+
 function nanoseconds(ms: number): string {
-  return (BigInt(Math.max(0, Math.trunc(ms))) * 1_000_000n).toString();
+  const whole = Math.max(0, Math.trunc(ms));
+  // Up to 2^53 ms the digits of ms followed by six zeros are exact; BigInt costs more than the line.
+  return whole === 0 ? '0' : Number.isSafeInteger(whole) ? `${whole}000000` : (BigInt(whole) * 1_000_000n).toString();
 }
 
 /** `http://loki:3100` -> `http://loki:3100/loki/api/v1/push`; a URL with a path is used as given. */
@@ -89,7 +106,7 @@ export class LokiSink implements LogSink {
   }
 
   send(entries: readonly LogEntry[], signal: AbortSignal): Promise<void> {
-    const body = JSON.stringify(buildLokiPush(entries, this.options.labels));
+    const body = encodeLokiPush(entries, this.options.labels);
     return httpPost({ url: this.url, headers: this.headers, timeoutMs: this.options.timeoutMs, dispatcher: this.dispatcher }, body, 'application/json', signal);
   }
 

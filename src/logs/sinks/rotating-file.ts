@@ -23,14 +23,14 @@ export class RotatingFile {
     return this.options.path;
   }
 
-  async append(text: string): Promise<void> {
-    const bytes = Buffer.byteLength(text, 'utf8');
+  async append(text: string | Buffer): Promise<void> {
+    const bytes = typeof text === 'string' ? Buffer.byteLength(text, 'utf8') : text.length;
     const fh = await this.open();
     if (this.size > 0 && this.size + bytes > this.options.maxBytes) {
       await this.rotate();
       return this.append(text);
     }
-    await fh.appendFile(text, 'utf8');
+    await fh.appendFile(text);
     await fh.datasync();
     this.size += bytes;
   }

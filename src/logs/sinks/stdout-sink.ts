@@ -1,4 +1,5 @@
-import { entryDocument, type LogEntry } from '../log-entry.js';
+import { appendDocument, type LogEntry } from '../log-entry.js';
+import { Utf8Builder } from './utf8-builder.js';
 import { DeliveryError, type LogSink } from './log-sink.js';
 
 /** Writes one JSON object per line (NDJSON) to a stream, stdout by default. */
@@ -16,11 +17,15 @@ export class StdoutSink implements LogSink {
 
   send(entries: readonly LogEntry[]): Promise<void> {
     if (this.closedBy) return Promise.reject(new DeliveryError(`stdout is closed (${this.closedBy.code ?? this.closedBy.message})`, false));
-    let text = '';
-    for (const e of entries) text += JSON.stringify(entryDocument(e)) + '\n';
+    const text = new Utf8Builder();
+    for (const e of entries) {
+      appendDocument(text, e);
+      text.add('\n');
+    }
+    const body = text.toBuffer();
     // The callback fires once the stream handed the data on: only then is the batch acknowledged.
     return new Promise((resolve, reject) => {
-      this.out.write(text, (err) => (err ? reject(err) : resolve()));
+      this.out.write(body, (err) => (err ? reject(err) : resolve()));
     });
   }
 

@@ -1,0 +1,18 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { LineEncoder, type EncodingSettings, type LineSegment } from './line-encoding.js';
+
+/** A worker thread of the EncoderPool: encodes the segments it is sent, in the order they come. */
+
+interface Request {
+  id: number;
+  segment: LineSegment;
+}
+
+const encoder = new LineEncoder(workerData as EncodingSettings);
+parentPort!.on('message', ({ id, segment }: Request) => {
+  try {
+    parentPort!.postMessage({ id, result: encoder.encode(segment) });
+  } catch (err) {
+    parentPort!.postMessage({ id, error: (err as Error).message ?? String(err) });
+  }
+});

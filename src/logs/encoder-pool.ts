@@ -1,0 +1,146 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../logger.js';
+import { LineEncoder, type EncodedSegment, type EncodingSettings, type LineSegment } from './line-encoding.js';
+
+export interface EncoderPoolOptions {
+  settings: EncodingSettings;
+  /** Worker threads at most; 0 encodes everything on the event loop. */
+  threads: number;
+  logger: Logger;
+  /** Segments shorter than this are encoded on the event loop: a round trip to a thread costs more. */
+  minLinesPerThread?: number;
+  /** The worker script; by default the compiled `encode-worker.js` next to this module. */
+  workerUrl?: URL;
+}
+
+interface Pending {
+  segment: LineSegment;
+  resolve: (result: EncodedSegment) => void;
+}
+
+interface Thread {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
+/** Failed thread starts or crashes after which the pool stops trying and encodes on the event loop. */
+const MAX_FAILURES = 3;
+
+/**
+ * Encodes log lines (redact, parse, count, filter, JSON) on worker threads, so a backlog of hundreds of
+ * thousands of lines uses more than one core and the event loop stays free for scrapes and the sinks.
+ * Threads start on first use. A thread that fails hands its segments back to the event loop: the result is
+ * the same, only slower; after repeated failures the pool stops using threads.
+ */
+export class EncoderPool {
+  private readonly inline: LineEncoder;
+  private readonly threads: Thread[] = [];
+  private readonly workerUrl: URL | undefined;
+  private readonly minLines: number;
+  private nextId = 1;
+  private failures = 0;
+  private closed = false;
+
+  constructor(private readonly options: EncoderPoolOptions) {
+    this.inline = new LineEncoder(options.settings);
+    this.minLines = options.minLinesPerThread ?? 200;
+    const url = options.workerUrl ?? new URL('./encode-worker.js', import.meta.url);
+    // Run from TypeScript sources (tests) there is no compiled worker: encode on the event loop then.
+    this.workerUrl = options.threads > 0 && existsSync(fileURLToPath(url)) ? url : undefined;
+    if (options.threads > 0 && !this.workerUrl) options.logger.debug({ worker: url.href }, 'no compiled encoder worker: log lines are parsed on the event loop');
+  }
+
+  /** Threads that are running now. */
+  get size(): number {
+    return this.threads.length;
+  }
+
+  /** Lines to give each thread for `total` lines: as even as possible, and not below the minimum. */
+  partSize(total: number): number {
+    if (!this.usesThreads()) return Math.max(total, 1);
+    return Math.max(this.minLines, Math.ceil(total / this.options.threads));
+  }
+
+  encode(segment: LineSegment): Promise<EncodedSegment> {
+    if (!this.usesThreads() || segment.lines.length < this.minLines) return Promise.resolve(this.inline.encode(segment));
+    const thread = this.pickThread();
+    if (!thread) return Promise.resolve(this.inline.encode(segment));
+    const id = this.nextId++;
+    return new Promise<EncodedSegment>((resolve) => {
+      thread.pending.set(id, { segment, resolve });
+      thread.worker.postMessage({ id, segment });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const threads = this.threads.splice(0);
+    for (const t of threads) this.handBack(t);
+    await Promise.all(threads.map((t) => t.worker.terminate()));
+  }
+
+  private usesThreads(): boolean {
+    return this.workerUrl !== undefined && !this.closed && this.failures < MAX_FAILURES;
+  }
+
+  /** The least busy thread; starts another while below the limit and every running one is busy. */
+  private pickThread(): Thread | undefined {
+    let best: Thread | undefined;
+    for (const t of this.threads) if (!best || t.pending.size < best.pending.size) best = t;
+    if (best && (best.pending.size === 0 || this.threads.length >= this.options.threads)) return best;
+    return this.startThread() ?? best;
+  }
+
+  private startThread(): Thread | undefined {
+    let worker: Worker;
+    try {
+      worker = new Worker(this.workerUrl!, { workerData: this.options.settings });
+    } catch (err) {
+      this.fail(undefined, err);
+      return undefined;
+    }
+    worker.unref(); // never what keeps the process alive; close() ends them
+    const thread: Thread = { worker, pending: new Map() };
+    worker.on('message', (m: { id: number; result?: EncodedSegment; error?: string }) => {
+      const p = thread.pending.get(m.id);
+      if (!p) return;
+      thread.pending.delete(m.id);
+      if (m.result) p.resolve(m.result);
+      else {
+        this.options.logger.warn({ error: m.error }, 'encoder thread failed on a segment: encoding it on the event loop');
+        p.resolve(this.inline.encode(p.segment));
+      }
+    });
+    worker.on('error', (err) => this.fail(thread, err));
+    worker.on('exit', (code) => {
+      if (!this.closed && this.threads.includes(thread)) this.fail(thread, new Error(`exited with code ${code}`));
+    });
+    this.threads.push(thread);
+    return thread;
+  }
+
+  private fail(thread: Thread | undefined, err: unknown): void {
+    if (thread) {
+      const at = this.threads.indexOf(thread);
+      if (at < 0) return; // already handled ('error' is followed by 'exit')
+      this.threads.splice(at, 1);
+      this.handBack(thread);
+      void thread.worker.terminate().catch(() => undefined);
+    }
+    this.failures++;
+    const gaveUp = this.failures >= MAX_FAILURES;
+    this.options.logger[gaveUp ? 'error' : 'warn'](
+      { error: (err as Error).message ?? String(err), failures: this.failures },
+      gaveUp ? 'encoder threads keep failing: log lines are parsed on the event loop from now on' : 'encoder thread failed: its lines are parsed on the event loop',
+    );
+  }
+
+  /** Encodes on the event loop what a thread had not answered yet. */
+  private handBack(thread: Thread): void {
+    const pending = [...thread.pending.values()];
+    thread.pending.clear();
+    for (const p of pending) p.resolve(this.inline.encode(p.segment));
+  }
+}

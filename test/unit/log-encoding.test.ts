@@ -1,0 +1,195 @@
+import fc from 'fast-check';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { EncoderPool } from '../../src/logs/encoder-pool.js';
+import { LineEncoder, type EncodingSettings, type LineSegment } from '../../src/logs/line-encoding.js';
+import { compileRecordFilter } from '../../src/logs/record-filter.js';
+import { redactSecrets } from '../../src/logs/secret-redaction.js';
+import { isoUtc } from '../../src/logs/timestamp.js';
+import { severityLabel } from '../../src/logs/vocabulary.js';
+import { W3cLogParser, type LogRecord } from '../../src/logs/w3c-parser.js';
+import { ACCESS_LOG_FIELDS } from '../helpers/memory-log-source.js';
+
+/**
+ * The shipping hot path (redaction with cheap pre-checks, parsing into compiled record classes, encoding in
+ * worker threads) must give exactly what the plain, slow way gives.
+ */
+
+const FIELDS = ACCESS_LOG_FIELDS.join(' ');
+const dir = mkdtempSync(join(tmpdir(), 'wowza-encoding-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// The plain way: both patterns applied to every string, every field of the record redacted on its own.
+const USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
+const SECRET_PARAMS = /((?:^|[?&;\s])[\w.-]*(?:token|tokenhash|auth|password|passwd|pwd|secret|key|signature|sig)=)[^&#\s]*/gi;
+const plainRedact = (text: string) => text.replace(USER_INFO, '$1').replace(SECRET_PARAMS, '$1REDACTED');
+function plainRedactRecord(record: LogRecord): LogRecord {
+  const out: LogRecord = {};
+  for (const [k, v] of Object.entries(record)) out[k] = typeof v === 'string' ? plainRedact(v) : v;
+  return out;
+}
+
+const piece = fc.oneof(
+  fc.constantFrom('rtsp://', 'srt://', 'admin:s3cret@', '@', '?token=abc', '&Key=x', 'passwd=1;', 'tokenhash=z', 'SIG=', '=', '://', ' ', '/', '#', ';', '-', '∞', '„Süd“', '🎥', '"', '\\'),
+  fc.string({ maxLength: 8 }),
+);
+const fieldText = fc.array(piece, { maxLength: 6 }).map((p) => p.join('').replace(/[\t\r\n]/g, ' '));
+
+function accessLine(values: Record<string, string>): string {
+  return ACCESS_LOG_FIELDS.map((f) => values[f] ?? '-').join('\t');
+}
+
+const line = fc
+  .record({
+    time: fc.integer({ min: 0, max: 86_399 }),
+    severity: fc.constantFrom('INFO', 'WARN', 'ERROR', 'DEBUG', 'bogus', '-'),
+    event: fc.constantFrom('play', 'publish', 'connect', 'weird', '-'),
+    category: fc.constantFrom('stream', 'session', 'odd', '-'),
+    app: fc.constantFrom('live', 'vod', '-'),
+    suri: fieldText,
+    comment: fieldText,
+    bytes: fc.oneof(fc.integer({ min: 0 }).map(String), fc.constantFrom('-', '1.50', 'n/a', '18446744073709551615')),
+  })
+  .map((v) =>
+    accessLine({
+      date: '2024-01-15',
+      time: new Date(v.time * 1000).toISOString().slice(11, 19),
+      tz: 'UTC',
+      'x-severity': v.severity,
+      'x-event': v.event,
+      'x-category': v.category,
+      'x-app': v.app,
+      'x-suri': v.suri || '-',
+      'x-comment': v.comment || '-',
+      'sc-bytes': v.bytes,
+    }),
+  );
+
+const SETTINGS: EncodingSettings = { timeZone: 'UTC', redactSecrets: true, filters: { min_severity: 'info', events: { exclude: ['connect'] } } };
+
+/** What the shipper used to do line by line: parse, redact every field, filter, stringify, count. */
+function plainEncode(lines: readonly string[], settings: EncodingSettings) {
+  const parser = new W3cLogParser({ fields: FIELDS, defaultTimeZone: settings.timeZone });
+  const filter = compileRecordFilter(settings.filters);
+  const kept: Array<{ json: string; severity: string; line: string }> = [];
+  const severities = new Map<string, number>();
+  for (const text of lines) {
+    const parsed = parser.parseLine(text);
+    if (parsed.kind !== 'record') continue;
+    const record = settings.redactSecrets ? plainRedactRecord(parsed.record) : parsed.record;
+    const severity = severityLabel(record['x-severity']);
+    severities.set(severity, (severities.get(severity) ?? 0) + 1);
+    if (filter(record)) kept.push({ json: JSON.stringify(record), severity, line: settings.redactSecrets ? plainRedact(text) : text });
+  }
+  return { kept, severities: [...severities].sort() };
+}
+
+function viewOf(segment: LineSegment, e: ReturnType<LineEncoder['encode']>) {
+  return {
+    kept: e.index.map((i, k) => ({ json: e.json[k], severity: e.severity[k], line: e.redacted[k] ?? segment.lines[i] })),
+    severities: [...e.counts.severities].sort(),
+  };
+}
+
+describe('log line encoding', () => {
+  it('blanks the same secrets as applying both patterns to every string', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 20 }), (parts) => {
+        const text = parts.join('');
+        expect(redactSecrets(text)).toBe(plainRedact(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('writes timestamps exactly as Date#toISOString does', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -5e12, max: 3e14 }), (ms) => {
+        expect(isoUtc(ms)).toBe(new Date(ms).toISOString());
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('gives the records, JSON, labels and filtering of the line-by-line way', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), fc.boolean(), (lines, redact) => {
+        const settings = { ...SETTINGS, redactSecrets: redact };
+        const segment = { fields: FIELDS, lines };
+        expect(viewOf(segment, new LineEncoder(settings).encode(segment))).toEqual(plainEncode(lines, settings));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps columns in header order as plain JSON keys, whichever way a record was built', () => {
+    // A layout with a duplicated column is not compiled: both ways must give the same keys and text.
+    const compiled = new W3cLogParser({ fields: 'date time tz x-event x-comment' });
+    const generic = new W3cLogParser({ fields: 'date time tz x-event x-comment x-comment' });
+    const a = compiled.parseLine('2024-01-15\t10:00:00\tUTC\tplay\thello "you"');
+    const b = generic.parseLine('2024-01-15\t10:00:00\tUTC\tplay\tignored\thello "you"');
+    if (a.kind !== 'record' || b.kind !== 'record') throw new Error('expected records');
+    expect(Object.keys(a.record)).toEqual(['timestamp', 'x-event', 'x-comment']);
+    expect(JSON.stringify(a.record)).toBe(JSON.stringify(b.record));
+    expect(JSON.stringify({ ...a.record })).toBe(JSON.stringify(a.record));
+  });
+});
+
+describe('encoder threads', () => {
+  const worker = new URL('../../dist/logs/encode-worker.js', import.meta.url);
+  const lines = fc.sample(line, { numRuns: 900, seed: 42 });
+  const segment: LineSegment = { fields: FIELDS, lines };
+  const expected = viewOf(segment, new LineEncoder(SETTINGS).encode(segment));
+
+  function capture() {
+    const text: string[] = [];
+    const destination = new Writable({ write: (c, _e, cb) => (text.push(String(c)), cb()) });
+    return { logger: createLogger({ level: 'debug', destination }), text: () => text.join('') };
+  }
+
+  it('encode in a worker thread what the event loop would', async () => {
+    expect(existsSync(worker), 'the compiled worker is missing: run `npm run build` first').toBe(true);
+    const pool = new EncoderPool({ settings: SETTINGS, threads: 2, logger: capture().logger, workerUrl: worker });
+    try {
+      const size = pool.partSize(lines.length);
+      expect(size).toBe(450);
+      const parts = [segment.lines.slice(0, size), segment.lines.slice(size)].map((l) => ({ fields: FIELDS, lines: l }));
+      const results = await Promise.all(parts.map((p) => pool.encode(p)));
+      expect(pool.size).toBe(2);
+      const joined = parts.flatMap((p, i) => viewOf(p, results[i]!).kept);
+      expect(joined).toEqual(expected.kept);
+      // Short segments stay on the event loop: a round trip to a thread costs more than they do.
+      await pool.encode({ fields: FIELDS, lines: lines.slice(0, 10) });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('encode on the event loop what a failing thread could not, and stop using threads that keep failing', async () => {
+    const crashing = join(dir, 'crashing-worker.mjs');
+    // Takes the first request and dies with it, as a thread that runs out of memory would.
+    writeFileSync(crashing, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => process.exit(7));\n");
+    const log = capture();
+    const pool = new EncoderPool({ settings: SETTINGS, threads: 1, logger: log.logger, workerUrl: pathToFileURL(crashing) });
+    try {
+      for (let i = 0; i < 4; i++) expect(viewOf(segment, await pool.encode(segment))).toEqual(expected);
+      expect(log.text()).toContain('encoder thread failed: its lines are parsed on the event loop');
+      expect(log.text()).toContain('encoder threads keep failing: log lines are parsed on the event loop from now on');
+      expect(pool.size).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('start no thread at all when there is no compiled worker', async () => {
+    const pool = new EncoderPool({ settings: SETTINGS, threads: 2, logger: capture().logger, workerUrl: pathToFileURL(join(dir, 'missing.js')) });
+    expect(viewOf(segment, await pool.encode(segment))).toEqual(expected);
+    expect(pool.size).toBe(0);
+    await pool.close();
+  });
+});
