@@ -90,8 +90,10 @@ function counting(sink, total) {
     finished,
     sink: {
       name: sink.name,
-      async send(entries, signal) {
-        await sink.send(entries, signal);
+      quotesRecords: sink.quotesRecords,
+      ...(sink.encode ? { encode: (entries) => sink.encode(entries) } : {}),
+      async send(entries, signal, encoded) {
+        await sink.send(entries, signal, encoded);
         delivered += entries.length;
         if (delivered >= total) done();
       },

@@ -11,7 +11,9 @@ interface Request {
 const encoder = new LineEncoder(workerData as EncodingSettings);
 parentPort!.on('message', ({ id, segment }: Request) => {
   try {
-    parentPort!.postMessage({ id, result: encoder.encode(segment) });
+    const result = encoder.encode(segment);
+    // The bytes move to the event loop's thread without a copy.
+    parentPort!.postMessage({ id, result }, [result.bytes.buffer as ArrayBuffer]);
   } catch (err) {
     parentPort!.postMessage({ id, error: (err as Error).message ?? String(err) });
   }

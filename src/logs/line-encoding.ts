@@ -1,12 +1,15 @@
 import { compileRecordFilter, type RecordFilter, type RecordFilterSpec } from './record-filter.js';
 import { redactSecrets } from './secret-redaction.js';
 import { categoryLabel, eventLabel, severityLabel } from './vocabulary.js';
+import { documentText } from './log-entry.js';
+import { Utf8Builder } from './sinks/utf8-builder.js';
 import { W3cLogParser, type LogRecord } from './w3c-parser.js';
 
 /**
  * The CPU-heavy part of shipping a log line, kept free of I/O and shared state so it can run on the
  * event loop or in a worker thread with the same result: blank secrets, parse, count, filter, and write the
- * record as JSON. Everything in and out is plain data (structured-clone safe).
+ * bytes the sinks send. Everything in and out is plain data (structured-clone safe); the bytes travel in one
+ * ArrayBuffer that moves between threads without a copy.
  */
 
 /** How lines are turned into records; the same for every chunk of one shipper. */
@@ -15,10 +18,16 @@ export interface EncodingSettings {
   timeZone: string;
   redactSecrets: boolean;
   filters: RecordFilterSpec;
+  /** Write documents (`{"server":…,"log_type":…, …record}`) for NDJSON and HTTP sinks; default true. */
+  documents?: boolean;
+  /** Write each record's JSON as a JSON string, the line a Loki sink sends. */
+  lokiLines?: boolean;
 }
 
-/** Record lines (no headers, no blank lines) that share one `#Fields` layout. */
+/** Record lines (no headers, no blank lines) of one log that share one `#Fields` layout. */
 export interface LineSegment {
+  server: string;
+  logType: string;
   /** The `#Fields` in force, space-separated; undefined when no header is known yet. */
   fields: string | undefined;
   lines: string[];
@@ -30,14 +39,17 @@ export interface EncodedSegment {
   index: number[];
   /** The line with secrets blanked, or null when that changed nothing (the original is used). */
   redacted: Array<string | null>;
-  /** `JSON.stringify(record)`. */
-  json: string[];
+  /**
+   * Per kept line its document (with `documents`), then its Loki line (with `lokiLines`), all UTF-8, one
+   * after the other; see {@link entryBytesOf}.
+   */
+  bytes: Uint8Array;
+  /** Where each piece ends in `bytes`: one offset per line and kind of piece written. */
+  ends: number[];
   /** `severity` label value of each record. */
   severity: string[];
   /** Epoch ms of the record's time; NaN when it has none. */
   timeMs: number[];
-  /** Whether the record has its own `server` or `log_type` key (rare: its document is built the slow way). */
-  ownsSourceKeys: boolean[];
   counts: SegmentCounts;
   /** Time of the last record that had one. */
   lastTimeMs?: number;
@@ -72,7 +84,11 @@ export class LineEncoder {
 
   encode(segment: LineSegment): EncodedSegment {
     const parser = this.parserFor(segment.fields);
-    const out: EncodedSegment = { index: [], redacted: [], json: [], severity: [], timeMs: [], ownsSourceKeys: [], counts: { severities: [], events: [], parseErrors: 0 } };
+    const out: EncodedSegment = { index: [], redacted: [], bytes: new Uint8Array(0), ends: [], severity: [], timeMs: [], counts: { severities: [], events: [], parseErrors: 0 } };
+    const bytes = new Utf8Builder();
+    const { server, logType } = segment;
+    const loki = this.settings.lokiLines === true;
+    const documents = this.settings.documents !== false;
     const severities = new Map<string, number>();
     const events = new Map<string, [string, string, number]>();
     const { lines } = segment;
@@ -90,15 +106,36 @@ export class LineEncoder {
       if (!this.filter(record)) continue;
       out.index.push(i);
       out.redacted.push(text === line ? null : text);
-      out.json.push(JSON.stringify(record));
+      const json = JSON.stringify(record);
+      if (documents) {
+        bytes.add(documentText(server, logType, record, json));
+        out.ends.push(bytes.byteLength);
+      }
+      if (loki) {
+        bytes.add(JSON.stringify(json));
+        out.ends.push(bytes.byteLength);
+      }
       out.severity.push(severity);
       out.timeMs.push(parsed.timeMs ?? Number.NaN);
-      out.ownsSourceKeys.push('server' in record || 'log_type' in record);
     }
+    out.bytes = bytes.toBuffer(true);
     out.counts.severities = [...severities];
     out.counts.events = [...events.values()];
     return out;
   }
+}
+
+/** The pieces of the `k`th kept line, as views of `bytes`. */
+export function entryBytesOf(encoded: EncodedSegment, k: number, settings: Pick<EncodingSettings, 'documents' | 'lokiLines'>): { document?: Buffer; lokiLine?: Buffer } {
+  const { bytes, ends } = encoded;
+  const documents = settings.documents !== false;
+  const loki = settings.lokiLines === true;
+  const per = (documents ? 1 : 0) + (loki ? 1 : 0);
+  const end = (i: number) => (i < 0 ? 0 : ends[i]!);
+  const view = (piece: number) => Buffer.from(bytes.buffer, bytes.byteOffset + end(piece - 1), end(piece) - end(piece - 1));
+  const first = k * per;
+  if (documents && loki) return { document: view(first), lokiLine: view(first + 1) };
+  return documents ? { document: view(first) } : { lokiLine: view(first) };
 }
 
 function countEvent(events: Map<string, [string, string, number]>, record: LogRecord): void {

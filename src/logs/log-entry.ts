@@ -2,71 +2,89 @@ import { severityLabel } from './vocabulary.js';
 import type { LogRecord } from './w3c-parser.js';
 
 /**
- * One log line on its way to the sinks. It holds the record as JSON text rather than as an object: every
- * sink writes JSON, and a queue of thousands of 30-field objects (and their small strings) is what the
- * garbage collector spent most of the pipeline's time on.
+ * One log line on its way to the sinks. The record travels as the UTF-8 bytes the sinks send (written by
+ * the encoder, often on another thread), not as an object: a queue of thousands of 30-field objects and
+ * their strings is what the garbage collector spent most of the pipeline's time on, and every sink writes
+ * JSON anyway.
  */
 export interface LogEntry {
   readonly server: string;
   readonly logType: string;
   /** The line as the server holds it (secrets blanked when redaction is on). */
   readonly line: string;
-  /** `JSON.stringify(record)`. */
-  readonly json: string;
+  /**
+   * `{"server":…,"log_type":…, …record}` as UTF-8: what NDJSON and HTTP sinks send. Written when such a sink
+   * is configured (see entryDocument).
+   */
+  readonly document?: Buffer;
+  /** The record's JSON as a JSON string, as UTF-8: the line of a Loki push. Written when a Loki sink is configured. */
+  readonly lokiLine?: Buffer;
   /** The record's `severity` label value (for Loki stream labels). */
   readonly severity: string;
-  /** The document's JSON when the record has its own `server` or `log_type` key (rare); see entryDocumentJson. */
-  readonly document?: string;
   /** Epoch ms of the record's own time, or of when it was read when it has none. */
   readonly timeMs: number;
 }
 
-/** Builds the entry of one record. */
-export function logEntry(server: string, logType: string, line: string, record: LogRecord, timeMs: number): LogEntry {
-  const json = JSON.stringify(record);
-  const entry = { server, logType, line, json, severity: severityLabel(record['x-severity']), timeMs };
-  // `{ server, log_type, ...record }`: a record's own key overrides the value but keeps the position.
-  if ('server' in record || 'log_type' in record) return { ...entry, document: JSON.stringify({ server, log_type: logType, ...record }) };
-  return entry;
+/**
+ * The document of a record from `server`'s `logType` log, as text, given the record's JSON. A record with its
+ * own `server` or `log_type` key overrides the value but keeps the position, as `{ server, log_type, ...record }`.
+ */
+export function documentText(server: string, logType: string, record: LogRecord, json: string): string {
+  if ('server' in record || 'log_type' in record) return JSON.stringify({ server, log_type: logType, ...record });
+  const prefix = documentPrefix(server, logType);
+  return json === '{}' ? `${prefix}}` : `${prefix},${json.slice(1)}`;
 }
 
-/** The record, parsed back from its JSON (for the rare users that need the object). */
-export function entryRecord(entry: LogEntry): LogRecord {
-  return JSON.parse(entry.json) as LogRecord;
-}
-
-// Prefixes `{"server":…,"log_type":…` of the documents of recent (server, log type) pairs.
+// `{"server":…,"log_type":…` of recent (server, log type) pairs.
 const prefixes = new Map<string, string>();
 
-function documentPrefix(entry: LogEntry): string {
-  const key = `${entry.server}\u0000${entry.logType}`;
+function documentPrefix(server: string, logType: string): string {
+  const key = `${server}\u0000${logType}`;
   let prefix = prefixes.get(key);
   if (prefix === undefined) {
     if (prefixes.size >= 1000) prefixes.clear();
-    prefix = `{"server":${JSON.stringify(entry.server)},"log_type":${JSON.stringify(entry.logType)}`;
+    prefix = `{"server":${JSON.stringify(server)},"log_type":${JSON.stringify(logType)}`;
     prefixes.set(key, prefix);
   }
   return prefix;
 }
 
-/** The JSON object sinks without labels write: `{"server":…,"log_type":…, …record}`. */
-export function entryDocumentJson(entry: LogEntry): string {
-  if (entry.document !== undefined) return entry.document;
-  return entry.json === '{}' ? `${documentPrefix(entry)}}` : `${documentPrefix(entry)},${entry.json.slice(1)}`;
+/** Builds the entry of one record on the event loop (webhook events, tools, tests). */
+export function logEntry(server: string, logType: string, line: string, record: LogRecord, timeMs: number): LogEntry {
+  const json = JSON.stringify(record);
+  return {
+    server,
+    logType,
+    line,
+    document: Buffer.from(documentText(server, logType, record, json), 'utf8'),
+    lokiLine: Buffer.from(JSON.stringify(json), 'utf8'),
+    severity: severityLabel(record['x-severity']),
+    timeMs,
+  };
 }
 
-/**
- * Appends the text of entryDocumentJson to `out` in pieces: joining them first would build a string that
- * the encoder has to flatten (copy) again.
- */
-export function appendDocument(out: { add(text: string): unknown }, entry: LogEntry): void {
-  if (entry.document !== undefined || entry.json === '{}') {
-    out.add(entryDocumentJson(entry));
-    return;
-  }
-  out.add(documentPrefix(entry));
-  out.add(',');
-  out.add(entry.json.slice(1));
+/** The document's bytes: written by the encoder, or made from the Loki line when only Loki sinks asked. */
+export function entryDocument(entry: LogEntry): Uint8Array {
+  if (entry.document) return entry.document;
+  const json = JSON.parse(Buffer.from(entry.lokiLine!).toString('utf8')) as string;
+  return Buffer.from(documentText(entry.server, entry.logType, JSON.parse(json) as LogRecord, json), 'utf8');
+}
+
+/** The document as text. */
+export function entryDocumentJson(entry: LogEntry): string {
+  return Buffer.from(entryDocument(entry)).toString('utf8');
+}
+
+/** The record, read back from the document (for the rare users that need the object). */
+export function entryRecord(entry: LogEntry): LogRecord {
+  if (entry.lokiLine) return JSON.parse(JSON.parse(Buffer.from(entry.lokiLine).toString('utf8')) as string) as LogRecord;
+  const { server: _server, log_type: _logType, ...record } = JSON.parse(entryDocumentJson(entry)) as LogRecord;
+  return record;
+}
+
+/** The Loki line of an entry: written by the encoder, or made from the document when it was not. */
+export function entryLokiLine(entry: LogEntry): Uint8Array {
+  return entry.lokiLine ?? Buffer.from(JSON.stringify(JSON.stringify(entryRecord(entry))), 'utf8');
 }
 
 /** Size used for batch limits: the bytes of the line as the server holds it. */

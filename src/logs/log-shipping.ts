@@ -5,8 +5,8 @@ import { AckTracker } from './ack-tracker.js';
 import type { LogsConfig } from './config.js';
 import { DeadLetterFile } from './dead-letter.js';
 import { EncoderPool } from './encoder-pool.js';
-import { LogFollower, type FollowedLine, type FollowerChunk } from './follower.js';
-import type { EncodedSegment, LineSegment } from './line-encoding.js';
+import { LogFollower, type FollowerChunk } from './follower.js';
+import { entryBytesOf, type EncodedSegment, type LineSegment } from './line-encoding.js';
 import { logEntry, type LogEntry } from './log-entry.js';
 import type { LogRecord } from './w3c-parser.js';
 import { createLogMetrics, type LogMetrics } from './log-metrics.js';
@@ -71,8 +71,10 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     throw err;
   }
   const deadLetter = new DeadLetterFile(config.dead_letter_file);
+  // Loki sinks send Loki lines, every other sink documents: the encoders write only what is sent.
+  const outputs = { documents: sinks.some((sink) => sink.quotesRecords !== true), lokiLines: sinks.some((sink) => sink.quotesRecords === true) };
   const encoders = new EncoderPool({
-    settings: { timeZone: config.time_zone, redactSecrets: config.redact_secrets, filters: config.filters },
+    settings: { timeZone: config.time_zone, redactSecrets: config.redact_secrets, filters: config.filters, ...outputs },
     threads: config.parse_threads,
     logger,
   });
@@ -118,7 +120,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     metrics.start(server, logType, sinks.map((s) => s.name));
     const acks = new AckTracker<LogPosition>((position) => positions.set(server, logType, position));
     const resumeFrom = positions.get(server, logType);
-    const chunks = pipelined({ acks, workers, encoders, metrics });
+    const chunks = pipelined({ acks, workers, encoders, metrics, outputs });
     const follower = new LogFollower({
       source,
       logType,
@@ -165,7 +167,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
   const unpositioned = new AckTracker<undefined>(() => {});
   const publish = async (server: string, logType: string, record: LogRecord, timeMs: number) => {
     const entry = logEntry(server, logType, '', record, timeMs);
-    const entries: LogEntry[] = [{ ...entry, line: entry.json }];
+    const entries: LogEntry[] = [{ ...entry, line: JSON.stringify(record) }];
     for (;;) {
       const full = workers.find((w) => !w.hasRoom(entries.length));
       if (!full) break;
@@ -187,10 +189,12 @@ interface Pipeline {
   workers: readonly SinkWorker[];
   encoders: EncoderPool;
   metrics: LogMetrics;
+  /** What the encoders write for each line: the sinks' needs. */
+  outputs: { documents: boolean; lokiLines: boolean };
 }
 
 /** The chunk's record lines in runs of one layout, cut so that every encoder thread gets a share. */
-function segmentsOf(lines: readonly FollowedLine[], encoders: EncoderPool): LineSegment[] {
+function segmentsOf({ server, logType, lines }: FollowerChunk, encoders: EncoderPool): LineSegment[] {
   let total = 0;
   for (const l of lines) if (l.parsed.kind === 'deferred') total++;
   const size = encoders.partSize(total);
@@ -199,7 +203,7 @@ function segmentsOf(lines: readonly FollowedLine[], encoders: EncoderPool): Line
   for (const { text, parsed } of lines) {
     if (parsed.kind !== 'deferred') continue;
     if (!current || current.fields !== parsed.fields || current.lines.length >= size) {
-      current = { fields: parsed.fields, lines: [] };
+      current = { server, logType, fields: parsed.fields, lines: [] };
       segments.push(current);
     }
     current.lines.push(text);
@@ -231,12 +235,16 @@ interface EncodedChunk {
   entries: LogEntry[];
 }
 
+/** Chunks between a follower and the sink queues: one encoding while the one before waits for its turn. */
+const PIPELINE_DEPTH = 2;
+
 /**
  * The follower's `deliver`: encodes a chunk, then queues it once the chunk before it is queued. It resolves
  * when the chunk before is queued, so the follower reads (and the encoders parse) the next chunk while this
  * one waits for its turn and for queue room: two chunks at most are between the follower and the queues.
  */
 function pipelined(pipeline: Pipeline): { deliver: (chunk: FollowerChunk, signal: AbortSignal) => Promise<void>; settled: () => Promise<void> } {
+  const inFlight: Array<Promise<void>> = [];
   let previous: Promise<void> = Promise.resolve();
   return {
     async deliver(chunk, signal) {
@@ -248,18 +256,19 @@ function pipelined(pipeline: Pipeline): { deliver: (chunk: FollowerChunk, signal
         await enqueue(encoded, signal, pipeline);
       })();
       previous = queued;
-      queued.catch(() => undefined); // seen by the next deliver, or ignored after the follower stopped
-      await before;
+      queued.catch(() => undefined); // seen by a later deliver, or ignored after the follower stopped
+      inFlight.push(queued);
+      if (inFlight.length >= PIPELINE_DEPTH) await inFlight.shift();
     },
     // A chunk not queued by now is not acknowledged either, so its lines are read again after a restart.
     settled: () => previous.catch(() => undefined),
   };
 }
 
-async function encodeChunk(chunk: FollowerChunk, { encoders, metrics }: Pipeline): Promise<EncodedChunk> {
+async function encodeChunk(chunk: FollowerChunk, { encoders, metrics, outputs }: Pipeline): Promise<EncodedChunk> {
   const { server, logType } = chunk;
   const now = Date.now();
-  const segments = segmentsOf(chunk.lines, encoders);
+  const segments = segmentsOf(chunk, encoders);
   const encoded = await Promise.all(segments.map((s) => encoders.encode(s)));
   countLines(metrics, server, logType, encoded);
   const entries: LogEntry[] = [];
@@ -269,16 +278,15 @@ async function encodeChunk(chunk: FollowerChunk, { encoders, metrics }: Pipeline
     if (e.lastTimeMs !== undefined) lastTime = e.lastTimeMs;
     for (let j = 0; j < e.index.length; j++) {
       const time = e.timeMs[j]!;
-      const entry: LogEntry = {
+      entries.push({
         server,
         logType,
         // The encoder blanked secrets in the line, and so in every field parsed from it.
         line: e.redacted[j] ?? lines[e.index[j]!]!,
-        json: e.json[j]!,
+        ...entryBytesOf(e, j, outputs),
         severity: e.severity[j]!,
         timeMs: Number.isNaN(time) ? now : time,
-      };
-      entries.push(e.ownsSourceKeys[j] ? { ...entry, document: JSON.stringify({ server, log_type: logType, ...(JSON.parse(entry.json) as object) }) } : entry);
+      });
     }
   });
   if (lastTime !== undefined) metrics.noteRecordTime(server, logType, lastTime);

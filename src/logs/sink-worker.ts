@@ -47,6 +47,12 @@ interface Queued {
   at: number;
 }
 
+/** A batch taken from the queue, encoded for the sink when the sink encodes ahead. */
+interface Prepared {
+  batch: Queued[];
+  encoded?: Buffer;
+}
+
 /** Counts per (server, log_type) of a batch, for the labelled metrics. Runs of one log are the rule. */
 function byLog(entries: readonly LogEntry[]): Array<{ server: string; log_type: string; n: number }> {
   const groups: Array<{ server: string; log_type: string; n: number }> = [];
@@ -181,22 +187,40 @@ export class SinkWorker {
 
   private async run(): Promise<void> {
     const { maxWaitMs } = this.options.batch;
+    let next: Prepared | undefined;
     for (;;) {
       if (this.abort.signal.aborted) return;
-      if (this.queue.length === 0) {
-        this.flushing = false;
-        if (this.stopping) return;
-        await this.waitForWake();
-        continue;
+      if (!next) {
+        if (this.queue.length === 0) {
+          this.flushing = false;
+          if (this.stopping) return;
+          await this.waitForWake();
+          continue;
+        }
+        const closeAt = this.queue[0]!.at + maxWaitMs;
+        if (!this.stopping && !this.flushing && !this.batchFull() && Date.now() < closeAt) {
+          await this.waitForWake(closeAt - Date.now());
+          continue;
+        }
+        next = this.prepare(this.takeBatch());
       }
-      const closeAt = this.queue[0]!.at + maxWaitMs;
-      if (!this.stopping && !this.flushing && !this.batchFull() && Date.now() < closeAt) {
-        await this.waitForWake(closeAt - Date.now());
-        continue;
+      const current = next;
+      next = undefined;
+      const sending = this.deliver(current);
+      // In a backlog the next batch is encoded while this one is on its way; it is still sent only after
+      // this one was acknowledged and the positions saved.
+      if (this.options.sink.encode && this.queue.length > 0 && (this.batchFull() || this.stopping || this.flushing)) {
+        await new Promise((resolve) => setImmediate(resolve)); // let the send reach the socket first
+        if (!this.abort.signal.aborted && this.queue.length > 0) next = this.prepare(this.takeBatch());
       }
-      await this.deliver(this.takeBatch());
+      await sending;
       await this.options.afterAck?.();
     }
+  }
+
+  private prepare(batch: Queued[]): Prepared {
+    const encode = this.options.sink.encode;
+    return encode ? { batch, encoded: encode.call(this.options.sink, batch.map((q) => q.entry)) } : { batch };
   }
 
   private takeBatch(): Queued[] {
@@ -216,17 +240,17 @@ export class SinkWorker {
     }
     const batch = this.queue.splice(0, n);
     this.queuedBytes -= bytes;
-    this.inFlight = batch.length;
+    this.inFlight += batch.length;
     return batch;
   }
 
-  private async deliver(batch: Queued[]): Promise<void> {
+  private async deliver({ batch, encoded }: Prepared): Promise<void> {
     const { sink, retry, metrics, logger } = this.options;
     const entries = batch.map((q) => q.entry);
     const groups = byLog(entries);
     for (let attempt = 1; ; attempt++) {
       try {
-        await sink.send(entries, this.abort.signal);
+        await sink.send(entries, this.abort.signal, encoded);
         for (const g of groups) metrics?.forwarded.inc({ server: g.server, log_type: g.log_type, sink: this.name }, g.n);
         this.finish(batch, groups);
         return;
@@ -267,7 +291,7 @@ export class SinkWorker {
   }
 
   private finish(batch: Queued[], groups: ReturnType<typeof byLog>): void {
-    this.inFlight = 0;
+    this.inFlight -= batch.length;
     for (const g of groups) this.options.metrics?.queue.dec({ server: g.server, log_type: g.log_type, sink: this.name }, g.n);
     // One ack per ticket and run of lines: a chunk's lines are contiguous in the queue.
     let i = 0;

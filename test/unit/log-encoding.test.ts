@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { EncoderPool } from '../../src/logs/encoder-pool.js';
-import { LineEncoder, type EncodingSettings, type LineSegment } from '../../src/logs/line-encoding.js';
+import { entryBytesOf, LineEncoder, type EncodingSettings, type LineSegment } from '../../src/logs/line-encoding.js';
 import { compileRecordFilter } from '../../src/logs/record-filter.js';
 import { redactSecrets } from '../../src/logs/secret-redaction.js';
 import { isoUtc } from '../../src/logs/timestamp.js';
@@ -70,13 +70,13 @@ const line = fc
     }),
   );
 
-const SETTINGS: EncodingSettings = { timeZone: 'UTC', redactSecrets: true, filters: { min_severity: 'info', events: { exclude: ['connect'] } } };
+const SETTINGS: EncodingSettings = { timeZone: 'UTC', redactSecrets: true, filters: { min_severity: 'info', events: { exclude: ['connect'] } }, documents: true, lokiLines: true };
 
 /** What the shipper used to do line by line: parse, redact every field, filter, stringify, count. */
 function plainEncode(lines: readonly string[], settings: EncodingSettings) {
   const parser = new W3cLogParser({ fields: FIELDS, defaultTimeZone: settings.timeZone });
   const filter = compileRecordFilter(settings.filters);
-  const kept: Array<{ json: string; severity: string; line: string }> = [];
+  const kept: Array<{ document?: string; lokiLine?: string; severity: string; line: string }> = [];
   const severities = new Map<string, number>();
   for (const text of lines) {
     const parsed = parser.parseLine(text);
@@ -84,14 +84,28 @@ function plainEncode(lines: readonly string[], settings: EncodingSettings) {
     const record = settings.redactSecrets ? plainRedactRecord(parsed.record) : parsed.record;
     const severity = severityLabel(record['x-severity']);
     severities.set(severity, (severities.get(severity) ?? 0) + 1);
-    if (filter(record)) kept.push({ json: JSON.stringify(record), severity, line: settings.redactSecrets ? plainRedact(text) : text });
+    if (!filter(record)) continue;
+    kept.push({
+      ...(settings.documents !== false ? { document: JSON.stringify({ server: 'edge-1', log_type: 'access', ...record }) } : {}),
+      ...(settings.lokiLines ? { lokiLine: JSON.stringify(JSON.stringify(record)) } : {}),
+      severity,
+      line: settings.redactSecrets ? plainRedact(text) : text,
+    });
   }
   return { kept, severities: [...severities].sort() };
 }
 
-function viewOf(segment: LineSegment, e: ReturnType<LineEncoder['encode']>) {
+function viewOf(segment: LineSegment, e: ReturnType<LineEncoder['encode']>, settings: EncodingSettings = SETTINGS) {
   return {
-    kept: e.index.map((i, k) => ({ json: e.json[k], severity: e.severity[k], line: e.redacted[k] ?? segment.lines[i] })),
+    kept: e.index.map((i, k) => {
+      const { document, lokiLine } = entryBytesOf(e, k, settings);
+      return {
+        ...(document ? { document: document.toString('utf8') } : {}),
+        ...(lokiLine ? { lokiLine: lokiLine.toString('utf8') } : {}),
+        severity: e.severity[k],
+        line: e.redacted[k] ?? segment.lines[i],
+      };
+    }),
     severities: [...e.counts.severities].sort(),
   };
 }
@@ -118,10 +132,10 @@ describe('log line encoding', () => {
 
   it('gives the records, JSON, labels and filtering of the line-by-line way', () => {
     fc.assert(
-      fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), fc.boolean(), (lines, redact) => {
-        const settings = { ...SETTINGS, redactSecrets: redact };
-        const segment = { fields: FIELDS, lines };
-        expect(viewOf(segment, new LineEncoder(settings).encode(segment))).toEqual(plainEncode(lines, settings));
+      fc.property(fc.array(line, { minLength: 1, maxLength: 30 }), fc.boolean(), fc.constantFrom([true, false], [false, true], [true, true]), (lines, redact, [documents, lokiLines]) => {
+        const settings = { ...SETTINGS, redactSecrets: redact, documents, lokiLines };
+        const segment = { server: 'edge-1', logType: 'access', fields: FIELDS, lines };
+        expect(viewOf(segment, new LineEncoder(settings).encode(segment), settings)).toEqual(plainEncode(lines, settings));
       }),
       { numRuns: 300 },
     );
@@ -143,7 +157,7 @@ describe('log line encoding', () => {
 describe('encoder threads', () => {
   const worker = new URL('../../dist/logs/encode-worker.js', import.meta.url);
   const lines = fc.sample(line, { numRuns: 900, seed: 42 });
-  const segment: LineSegment = { fields: FIELDS, lines };
+  const segment: LineSegment = { server: 'edge-1', logType: 'access', fields: FIELDS, lines };
   const expected = viewOf(segment, new LineEncoder(SETTINGS).encode(segment));
 
   function capture() {
@@ -158,13 +172,13 @@ describe('encoder threads', () => {
     try {
       const size = pool.partSize(lines.length);
       expect(size).toBe(450);
-      const parts = [segment.lines.slice(0, size), segment.lines.slice(size)].map((l) => ({ fields: FIELDS, lines: l }));
+      const parts = [segment.lines.slice(0, size), segment.lines.slice(size)].map((l) => ({ server: 'edge-1', logType: 'access', fields: FIELDS, lines: l }));
       const results = await Promise.all(parts.map((p) => pool.encode(p)));
       expect(pool.size).toBe(2);
       const joined = parts.flatMap((p, i) => viewOf(p, results[i]!).kept);
       expect(joined).toEqual(expected.kept);
       // Short segments stay on the event loop: a round trip to a thread costs more than they do.
-      await pool.encode({ fields: FIELDS, lines: lines.slice(0, 10) });
+      await pool.encode({ server: 'edge-1', logType: 'access', fields: FIELDS, lines: lines.slice(0, 10) });
     } finally {
       await pool.close();
     }

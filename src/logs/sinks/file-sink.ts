@@ -1,6 +1,6 @@
-import { appendDocument, type LogEntry } from '../log-entry.js';
+import type { LogEntry } from '../log-entry.js';
+import { encodeNdjson } from './ndjson.js';
 import type { LogSink } from './log-sink.js';
-import { Utf8Builder } from './utf8-builder.js';
 import { RotatingFile, type RotatingFileOptions } from './rotating-file.js';
 
 /** Appends NDJSON to a local file, rotated by size. */
@@ -14,13 +14,12 @@ export class FileSink implements LogSink {
     this.file = new RotatingFile(options);
   }
 
-  send(entries: readonly LogEntry[]): Promise<void> {
-    const text = new Utf8Builder();
-    for (const e of entries) {
-      appendDocument(text, e);
-      text.add('\n');
-    }
-    return this.file.append(text.toBuffer());
+  encode(entries: readonly LogEntry[]): Buffer {
+    return encodeNdjson(entries);
+  }
+
+  send(entries: readonly LogEntry[], _signal?: AbortSignal, encoded?: Buffer): Promise<void> {
+    return this.file.append(encoded ?? this.encode(entries));
   }
 
   close(): Promise<void> {

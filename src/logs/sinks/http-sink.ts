@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { appendDocument, type LogEntry } from '../log-entry.js';
+import { entryDocument, type LogEntry } from '../log-entry.js';
 import { createSinkAgent, httpPost, type SinkTls } from './http-post.js';
 import { Utf8Builder } from './utf8-builder.js';
 import type { LogSink } from './log-sink.js';
@@ -32,13 +32,17 @@ export class HttpSink implements LogSink {
     if (options.bearerToken) this.headers.authorization = `Bearer ${options.bearerToken}`;
   }
 
-  send(entries: readonly LogEntry[], signal: AbortSignal): Promise<void> {
-    const text = new Utf8Builder().add('[');
-    for (let i = 0; i < entries.length; i++) {
-      if (i > 0) text.add(',');
-      appendDocument(text, entries[i]!);
-    }
-    const body = text.add(']').toBuffer();
+  encode(entries: readonly LogEntry[]): Buffer {
+    const out = new Utf8Builder().add('[');
+    entries.forEach((e, i) => {
+      if (i > 0) out.add(',');
+      out.add(entryDocument(e));
+    });
+    return out.add(']').toBuffer();
+  }
+
+  send(entries: readonly LogEntry[], signal: AbortSignal, encoded?: Buffer): Promise<void> {
+    const body = encoded ?? this.encode(entries);
     return httpPost({ url: this.options.url, headers: this.headers, timeoutMs: this.options.timeoutMs, dispatcher: this.dispatcher }, body, 'application/json', signal);
   }
 

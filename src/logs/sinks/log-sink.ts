@@ -4,11 +4,19 @@ import type { LogEntry } from '../log-entry.js';
 export interface LogSink {
   /** The `sink` label and the name in log lines. */
   readonly name: string;
+  /** The sink sends each record's JSON as a JSON string (Loki): the encoder threads then write that form too. */
+  readonly quotesRecords?: boolean;
   /**
-   * Delivers a batch. Resolves once the destination holds it (written, or accepted by the receiver);
-   * rejects with a DeliveryError saying whether a retry can help. Other errors count as retryable.
+   * Turns a batch into the bytes `send` transmits. Optional; when present the worker encodes the next batch
+   * while the one before is on its way, and retries send the same bytes.
    */
-  send(entries: readonly LogEntry[], signal: AbortSignal): Promise<void>;
+  encode?(entries: readonly LogEntry[]): Buffer;
+  /**
+   * Delivers a batch (as `encoded`, when given). Resolves once the destination holds it (written, or
+   * accepted by the receiver); rejects with a DeliveryError saying whether a retry can help. Other errors
+   * count as retryable.
+   */
+  send(entries: readonly LogEntry[], signal: AbortSignal, encoded?: Buffer): Promise<void>;
   close(): Promise<void>;
 }
 

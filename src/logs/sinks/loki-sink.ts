@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { LogEntry } from '../log-entry.js';
+import { entryLokiLine, type LogEntry } from '../log-entry.js';
 import { createSinkAgent, httpPost, type SinkTls } from './http-post.js';
 import { Utf8Builder } from './utf8-builder.js';
 import type { LogSink } from './log-sink.js';
@@ -14,43 +14,56 @@ export interface LokiPushBody {
   streams: LokiStream[];
 }
 
+interface StreamOfEntries {
+  labels: Record<string, string>;
+  entries: LogEntry[];
+}
+
 /**
- * Builds a `/loki/api/v1/push` body. Streams are keyed by low-cardinality labels only (server, log_type,
- * severity, plus the static ones configured); the record travels as the line, in JSON.
+ * The batch's streams, keyed by low-cardinality labels only (server, log_type, severity, plus the static ones
+ * configured), each in time order as Loki wants it; equal times keep the order they were read in.
  */
-export function buildLokiPush(entries: readonly LogEntry[], staticLabels: Readonly<Record<string, string>> = {}): LokiPushBody {
-  const streams = new Map<string, { labels: Record<string, string>; items: Array<{ ms: number; seq: number; line: string }> }>();
-  let seq = 0;
-  for (const e of entries) {
-    const severity = e.severity;
-    const key = `${e.server}\u0000${e.logType}\u0000${severity}`;
+function streamsOf(entries: readonly LogEntry[], staticLabels: Readonly<Record<string, string>>): StreamOfEntries[] {
+  const streams = new Map<string, StreamOfEntries & { seq: number[] }>();
+  entries.forEach((e, i) => {
+    const key = `${e.server}\u0000${e.logType}\u0000${e.severity}`;
     let s = streams.get(key);
     if (!s) {
-      s = { labels: { ...staticLabels, server: e.server, log_type: e.logType, severity }, items: [] };
+      s = { labels: { ...staticLabels, server: e.server, log_type: e.logType, severity: e.severity }, entries: [], seq: [] };
       streams.set(key, s);
     }
-    s.items.push({ ms: e.timeMs, seq: seq++, line: e.json });
-  }
-  const out: LokiStream[] = [];
-  for (const s of streams.values()) {
-    // Loki wants each stream in time order; equal times keep the order they were read in.
-    s.items.sort((a, b) => a.ms - b.ms || a.seq - b.seq);
-    out.push({ stream: s.labels, values: s.items.map((i) => [nanoseconds(i.ms), i.line]) });
-  }
-  return { streams: out };
+    s.entries.push(e);
+    s.seq.push(i);
+  });
+  return [...streams.values()].map((s) => {
+    let sorted = true;
+    for (let i = 1; i < s.entries.length && sorted; i++) sorted = s.entries[i - 1]!.timeMs <= s.entries[i]!.timeMs;
+    if (sorted) return { labels: s.labels, entries: s.entries };
+    const order = s.entries.map((_, i) => i).sort((a, b) => s.entries[a]!.timeMs - s.entries[b]!.timeMs || s.seq[a]! - s.seq[b]!);
+    return { labels: s.labels, entries: order.map((i) => s.entries[i]!) };
+  });
+}
+
+/** Builds a `/loki/api/v1/push` body; the record travels as the line, in JSON. */
+export function buildLokiPush(entries: readonly LogEntry[], staticLabels: Readonly<Record<string, string>> = {}): LokiPushBody {
+  return {
+    streams: streamsOf(entries, staticLabels).map((s) => ({ stream: s.labels, values: s.entries.map((e): [string, string] => [nanoseconds(e.timeMs), JSON.parse(Buffer.from(entryLokiLine(e)).toString('utf8')) as string]) })),
+  };
 }
 
 /**
  * `JSON.stringify(buildLokiPush(entries, staticLabels))` as UTF-8, written piece by piece (see Utf8Builder):
- * the same bytes at a fraction of the cost.
+ * the same bytes at a fraction of the cost: the lines are the encoder's bytes, copied as they are.
  */
 export function encodeLokiPush(entries: readonly LogEntry[], staticLabels: Readonly<Record<string, string>> = {}): Buffer {
-  const push = buildLokiPush(entries, staticLabels);
   const out = new Utf8Builder().add('{"streams":[');
-  push.streams.forEach((s, i) => {
-    out.add(i === 0 ? '{"stream":' : ',{"stream":').add(JSON.stringify(s.stream)).add(',"values":[');
-    s.values.forEach(([ns, line], j) => out.add(j === 0 ? '["' : ',["').add(ns).add('",').add(JSON.stringify(line)).add(']'));
-    out.add(']}');
+  streamsOf(entries, staticLabels).forEach((s, i) => {
+    out.add(i === 0 ? '{"stream":' : ',{"stream":').add(JSON.stringify(s.labels)).add(',"values":[');
+    s.entries.forEach((e, j) => {
+      out.add(`${j === 0 ? '["' : '],["'}${nanoseconds(e.timeMs)}",`);
+      out.add(entryLokiLine(e));
+    });
+    out.add(s.entries.length > 0 ? ']]}' : ']}');
   });
   return out.add(']}').toBuffer();
 }
@@ -85,6 +98,7 @@ export interface LokiSinkOptions {
 /** Pushes batches to Grafana Loki's JSON push API. */
 export class LokiSink implements LogSink {
   readonly name: string;
+  readonly quotesRecords = true;
   private readonly url: string;
   private readonly headers: Record<string, string>;
   private readonly dispatcher: Dispatcher;
@@ -105,8 +119,12 @@ export class LokiSink implements LogSink {
     }
   }
 
-  send(entries: readonly LogEntry[], signal: AbortSignal): Promise<void> {
-    const body = encodeLokiPush(entries, this.options.labels);
+  encode(entries: readonly LogEntry[]): Buffer {
+    return encodeLokiPush(entries, this.options.labels);
+  }
+
+  send(entries: readonly LogEntry[], signal: AbortSignal, encoded?: Buffer): Promise<void> {
+    const body = encoded ?? this.encode(entries);
     return httpPost({ url: this.url, headers: this.headers, timeoutMs: this.options.timeoutMs, dispatcher: this.dispatcher }, body, 'application/json', signal);
   }
 

@@ -1,5 +1,5 @@
-import { appendDocument, type LogEntry } from '../log-entry.js';
-import { Utf8Builder } from './utf8-builder.js';
+import type { LogEntry } from '../log-entry.js';
+import { encodeNdjson } from './ndjson.js';
 import { DeliveryError, type LogSink } from './log-sink.js';
 
 /** Writes one JSON object per line (NDJSON) to a stream, stdout by default. */
@@ -15,14 +15,13 @@ export class StdoutSink implements LogSink {
     out.on('error', (err: NodeJS.ErrnoException) => (this.closedBy ??= err));
   }
 
-  send(entries: readonly LogEntry[]): Promise<void> {
+  encode(entries: readonly LogEntry[]): Buffer {
+    return encodeNdjson(entries);
+  }
+
+  send(entries: readonly LogEntry[], _signal?: AbortSignal, encoded?: Buffer): Promise<void> {
     if (this.closedBy) return Promise.reject(new DeliveryError(`stdout is closed (${this.closedBy.code ?? this.closedBy.message})`, false));
-    const text = new Utf8Builder();
-    for (const e of entries) {
-      appendDocument(text, e);
-      text.add('\n');
-    }
-    const body = text.toBuffer();
+    const body = encoded ?? this.encode(entries);
     // The callback fires once the stream handed the data on: only then is the batch acknowledged.
     return new Promise((resolve, reject) => {
       this.out.write(body, (err) => (err ? reject(err) : resolve()));
