@@ -1,7 +1,7 @@
 import { compileRecordFilter, type RecordFilter, type RecordFilterSpec } from './record-filter.js';
 import { redactSecrets } from './secret-redaction.js';
 import { categoryLabel, eventLabel, severityLabel } from './vocabulary.js';
-import { documentText } from './log-entry.js';
+import { addDocument } from './log-entry.js';
 import { Utf8Builder } from './sinks/utf8-builder.js';
 import { W3cLogParser, type LogRecord } from './w3c-parser.js';
 
@@ -108,7 +108,7 @@ export class LineEncoder {
       out.redacted.push(text === line ? null : text);
       const json = JSON.stringify(record);
       if (documents) {
-        bytes.add(documentText(server, logType, record, json));
+        addDocument(bytes, server, logType, record, json);
         out.ends.push(bytes.byteLength);
       }
       if (loki) {

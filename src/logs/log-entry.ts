@@ -30,9 +30,25 @@ export interface LogEntry {
  * own `server` or `log_type` key overrides the value but keeps the position, as `{ server, log_type, ...record }`.
  */
 export function documentText(server: string, logType: string, record: LogRecord, json: string): string {
-  if ('server' in record || 'log_type' in record) return JSON.stringify({ server, log_type: logType, ...record });
-  const prefix = documentPrefix(server, logType);
-  return json === '{}' ? `${prefix}}` : `${prefix},${json.slice(1)}`;
+  let text = '';
+  addDocument({ add: (part) => (text += part) }, server, logType, record, json);
+  return text;
+}
+
+/**
+ * Adds the pieces of documentText to `out`: joining them first would make a string the encoder has to
+ * flatten (copy) before encoding it.
+ */
+export function addDocument(out: { add(text: string): unknown }, server: string, logType: string, record: LogRecord, json: string): void {
+  if ('server' in record || 'log_type' in record) {
+    out.add(JSON.stringify({ server, log_type: logType, ...record }));
+  } else if (json === '{}') {
+    out.add(`${documentPrefix(server, logType)}}`);
+  } else {
+    out.add(documentPrefix(server, logType));
+    out.add(',');
+    out.add(json.slice(1));
+  }
 }
 
 // `{"server":…,"log_type":…` of recent (server, log type) pairs.

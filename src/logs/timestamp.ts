@@ -135,3 +135,48 @@ export function toUtcTimestamp(date: string, time: string, zone: string): Timest
   const ms = localMs - offset * 60_000;
   return { ok: true, iso: isoUtc(ms), ms };
 }
+
+/**
+ * toUtcTimestamp for a stream of lines: lines of one day and zone share the date's parsing and the zone's
+ * offset, and `HH:MM:SS` is read digit by digit. Region zones (whose offset changes with DST) and any other
+ * time format take the full path; the result is the same either way.
+ */
+export class TimestampConverter {
+  private date = '';
+  private zone = '';
+  /** UTC ms of the cached date at 00:00 local, minus the zone's fixed offset; NaN when not cacheable. */
+  private base = Number.NaN;
+
+  convert(date: string, time: string, zone: string): TimestampResult {
+    if (time.length === 8 && time.charCodeAt(2) === 58 && time.charCodeAt(5) === 58) {
+      if (date !== this.date || zone !== this.zone) this.cache(date, zone);
+      if (!Number.isNaN(this.base)) {
+        const hour = twoDigits(time, 0);
+        const minute = twoDigits(time, 3);
+        const second = twoDigits(time, 6);
+        if (hour <= 23 && minute <= 59 && second <= 60) {
+          const ms = this.base + ((hour * 60 + minute) * 60 + second) * 1000;
+          return { ok: true, iso: isoUtc(ms), ms };
+        }
+      }
+    }
+    return toUtcTimestamp(date, time, zone);
+  }
+
+  private cache(date: string, zone: string): void {
+    this.date = date;
+    this.zone = zone;
+    this.base = Number.NaN;
+    const midnight = toUtcTimestamp(date, '00:00:00', zone);
+    const z = zone.trim();
+    const fixed = ABBREVIATIONS[z.toUpperCase()] !== undefined || OFFSET.test(z);
+    if (midnight.ok && fixed) this.base = midnight.ms;
+  }
+}
+
+/** The number of two ASCII digits at `at`, or 99 when they are not digits. */
+function twoDigits(text: string, at: number): number {
+  const a = text.charCodeAt(at) - 48;
+  const b = text.charCodeAt(at + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : 99;
+}

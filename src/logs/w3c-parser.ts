@@ -1,4 +1,4 @@
-import { toUtcTimestamp, type TimestampResult } from './timestamp.js';
+import { TimestampConverter, type TimestampResult } from './timestamp.js';
 
 /** A field value: numbers for byte/size/duration/port columns, null for `-`, else the text as written. */
 export type FieldValue = string | number | null;
@@ -104,7 +104,7 @@ export interface W3cParserOptions {
 export class W3cLogParser {
   private layout: Layout | undefined;
   private readonly defaultZone: string;
-  private lastTime: { date: string; time: string; zone: string; result: TimestampResult } | undefined;
+  private readonly timestamps = new TimestampConverter();
 
   constructor(options: W3cParserOptions = {}) {
     this.defaultZone = options.defaultTimeZone ?? 'UTC';
@@ -157,17 +157,13 @@ export class W3cLogParser {
     return this.mapGeneric(layout, values);
   }
 
-  /** The line's time; lines of one second share one conversion. */
+  /** The line's time. */
   private timestampOf(layout: Layout, values: readonly string[]): TimestampResult {
     const tzText = layout.tz >= 0 ? values[layout.tz]! : '-';
     const zone = tzText === '-' || tzText === '' ? this.defaultZone : tzText;
     const date = values[layout.date]!;
     const time = values[layout.time]!;
-    const last = this.lastTime;
-    if (last && last.date === date && last.time === time && last.zone === zone) return last.result;
-    const result = toUtcTimestamp(date, time, zone);
-    this.lastTime = { date, time, zone, result };
-    return result;
+    return this.timestamps.convert(date, time, zone);
   }
 
   private mapGeneric(layout: Layout, values: string[]): ParsedLine {

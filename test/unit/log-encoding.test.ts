@@ -10,7 +10,7 @@ import { EncoderPool } from '../../src/logs/encoder-pool.js';
 import { entryBytesOf, LineEncoder, type EncodingSettings, type LineSegment } from '../../src/logs/line-encoding.js';
 import { compileRecordFilter } from '../../src/logs/record-filter.js';
 import { redactSecrets } from '../../src/logs/secret-redaction.js';
-import { isoUtc } from '../../src/logs/timestamp.js';
+import { isoUtc, TimestampConverter, toUtcTimestamp } from '../../src/logs/timestamp.js';
 import { severityLabel } from '../../src/logs/vocabulary.js';
 import { W3cLogParser, type LogRecord } from '../../src/logs/w3c-parser.js';
 import { ACCESS_LOG_FIELDS } from '../helpers/memory-log-source.js';
@@ -127,6 +127,22 @@ describe('log line encoding', () => {
         expect(isoUtc(ms)).toBe(new Date(ms).toISOString());
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('converts a stream of times as toUtcTimestamp converts each', () => {
+    const converter = new TimestampConverter();
+    const date = fc.constantFrom('2024-01-15', '2024-02-29', '2023-02-29', '2024-03-31', '2024-10-27', '1969-12-31', '2024-13-01', 'x');
+    const time = fc.oneof(
+      fc.tuple(fc.integer({ min: 0, max: 25 }), fc.integer({ min: 0, max: 61 }), fc.integer({ min: 0, max: 61 })).map((t) => t.map((n) => String(n).padStart(2, '0')).join(':')),
+      fc.constantFrom('12:00:00.250', '1:00:00', '12:0a:00', 'aa:bb:cc', ''),
+    );
+    const zone = fc.constantFrom('UTC', 'CET', 'cest', '+0200', 'GMT-05:00', ' PST ', 'Europe/Berlin', 'America/New_York', 'Mars/Olympus', '-');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(date, time, zone), { maxLength: 20 }), (rows) => {
+        for (const [d, t, z] of rows) expect(converter.convert(d, t, z)).toEqual(toUtcTimestamp(d, t, z));
+      }),
+      { numRuns: 500 },
     );
   });
 
