@@ -3,7 +3,7 @@ import { redactSecrets } from './secret-redaction.js';
 import { categoryLabel, eventLabel, severityLabel } from './vocabulary.js';
 import { addDocument } from './log-entry.js';
 import { Utf8Builder } from './sinks/utf8-builder.js';
-import { W3cLogParser, type LogRecord } from './w3c-parser.js';
+import { quotedRecordJson, W3cLogParser, type LogRecord } from './w3c-parser.js';
 
 /**
  * The CPU-heavy part of shipping a log line, kept free of I/O and shared state so it can run on the
@@ -106,13 +106,12 @@ export class LineEncoder {
       if (!this.filter(record)) continue;
       out.index.push(i);
       out.redacted.push(text === line ? null : text);
-      const json = JSON.stringify(record);
       if (documents) {
-        addDocument(bytes, server, logType, record, json);
+        addDocument(bytes, server, logType, record, JSON.stringify(record));
         out.ends.push(bytes.byteLength);
       }
       if (loki) {
-        bytes.add(JSON.stringify(json));
+        bytes.add(quotedRecordJson(record));
         out.ends.push(bytes.byteLength);
       }
       out.severity.push(severity);

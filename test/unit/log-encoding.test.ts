@@ -12,7 +12,7 @@ import { compileRecordFilter } from '../../src/logs/record-filter.js';
 import { redactSecrets } from '../../src/logs/secret-redaction.js';
 import { isoUtc, TimestampConverter, toUtcTimestamp } from '../../src/logs/timestamp.js';
 import { severityLabel } from '../../src/logs/vocabulary.js';
-import { W3cLogParser, type LogRecord } from '../../src/logs/w3c-parser.js';
+import { quotedRecordJson, W3cLogParser, type LogRecord } from '../../src/logs/w3c-parser.js';
 import { ACCESS_LOG_FIELDS } from '../helpers/memory-log-source.js';
 
 /**
@@ -155,6 +155,30 @@ describe('log line encoding', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('writes Loki lines as JSON.stringify(JSON.stringify(record)) does, whatever the characters', () => {
+    const odd = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.constantFrom('\u0001', '\u001f', '\u2028', '\u2029', '\ud800', '\udfff', '🎥', '"', '\\', '-', '12', '1.50', '-0'),
+    );
+    fc.assert(
+      fc.property(fc.tuple(odd, odd, odd, odd, odd), ([event, comment, bytes, uri, date]) => {
+        const parser = new W3cLogParser({ fields: 'date time tz x-event x-comment sc-bytes x-suri' });
+        const clean = (v: string) => v.replace(/[\t\r\n]/g, ' ');
+        const parsed = parser.parseLine(['2024-01-15', '10:00:00', 'UTC', event, comment, bytes, uri].map(clean).join('\t'));
+        const generic = new W3cLogParser({ fields: 'date time tz x-event x-comment sc-bytes x-suri' }).parseLine([clean(date), '10:00:00', 'UTC', event, comment, bytes, uri].map(clean).join('\t'));
+        for (const p of [parsed, generic]) {
+          if (p.kind !== 'record') continue;
+          expect(quotedRecordJson(p.record)).toBe(JSON.stringify(JSON.stringify(p.record)));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+    const named = new W3cLogParser({ fields: 'date time tz a"b c\\d ü∞' }).parseLine('2024-01-15\t10:00:00\tUTC\tx\ty\tz');
+    if (named.kind !== 'record') throw new Error('expected a record');
+    expect(Object.keys(named.record)).toEqual(['timestamp', 'a"b', 'c\\d', 'ü∞']);
+    expect(quotedRecordJson(named.record)).toBe(JSON.stringify(JSON.stringify(named.record)));
   });
 
   it('keeps columns in header order as plain JSON keys, whichever way a record was built', () => {
