@@ -11,7 +11,7 @@ interface Request {
 const encoder = new LineEncoder(workerData as EncodingSettings);
 parentPort!.on('message', ({ id, segment }: Request) => {
   try {
-    const result = encoder.encode(segment);
+    const result = encoder.encodeSafely(segment);
     // The bytes move to the event loop's thread without a copy.
     parentPort!.postMessage({ id, result }, [result.bytes.buffer as ArrayBuffer]);
   } catch (err) {

@@ -64,9 +64,9 @@ export class EncoderPool {
   }
 
   encode(segment: LineSegment): Promise<EncodedSegment> {
-    if (!this.usesThreads() || segment.lines.length < this.minLines) return Promise.resolve(this.inline.encode(segment));
+    if (!this.usesThreads() || segment.lines.length < this.minLines) return Promise.resolve(this.inline.encodeSafely(segment));
     const thread = this.pickThread();
-    if (!thread) return Promise.resolve(this.inline.encode(segment));
+    if (!thread) return Promise.resolve(this.inline.encodeSafely(segment));
     const id = this.nextId++;
     return new Promise<EncodedSegment>((resolve) => {
       thread.pending.set(id, { segment, resolve });
@@ -110,7 +110,7 @@ export class EncoderPool {
       if (m.result) p.resolve(m.result);
       else {
         this.options.logger.warn({ error: m.error }, 'encoder thread failed on a segment: encoding it on the event loop');
-        p.resolve(this.inline.encode(p.segment));
+        p.resolve(this.inline.encodeSafely(p.segment));
       }
     });
     worker.on('error', (err) => this.fail(thread, err));
@@ -141,6 +141,6 @@ export class EncoderPool {
   private handBack(thread: Thread): void {
     const pending = [...thread.pending.values()];
     thread.pending.clear();
-    for (const p of pending) p.resolve(this.inline.encode(p.segment));
+    for (const p of pending) p.resolve(this.inline.encodeSafely(p.segment));
   }
 }

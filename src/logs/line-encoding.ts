@@ -3,7 +3,7 @@ import { redactSecrets } from './secret-redaction.js';
 import { categoryLabel, eventLabel, severityLabel } from './vocabulary.js';
 import { addDocument } from './log-entry.js';
 import { Utf8Builder } from './sinks/utf8-builder.js';
-import { quotedRecordJson, W3cLogParser, type LogRecord } from './w3c-parser.js';
+import { quotedRecordJson, W3cLogParser, type LogRecord, type ParsedLine } from './w3c-parser.js';
 
 /**
  * The CPU-heavy part of shipping a log line, kept free of I/O and shared state so it can run on the
@@ -82,7 +82,20 @@ export class LineEncoder {
     return parser;
   }
 
-  encode(segment: LineSegment): EncodedSegment {
+  /**
+   * Like encode, but never throws: should encoding fail (a bug), every line is shipped as a raw record with a
+   * `parse_error`, as lines that do not parse are. Nothing is dropped and the follower's position stays right.
+   */
+  encodeSafely(segment: LineSegment): EncodedSegment {
+    try {
+      return this.encode(segment);
+    } catch (err) {
+      const error = `cannot encode the line: ${(err as Error).message ?? String(err)}`;
+      return this.encode(segment, (line) => ({ kind: 'record', record: { timestamp: null, raw: line, parse_error: error } }));
+    }
+  }
+
+  encode(segment: LineSegment, parse?: (line: string) => ParsedLine): EncodedSegment {
     const parser = this.parserFor(segment.fields);
     const out: EncodedSegment = { index: [], redacted: [], bytes: new Uint8Array(0), ends: [], severity: [], timeMs: [], counts: { severities: [], events: [], parseErrors: 0 } };
     const bytes = new Utf8Builder();
@@ -95,7 +108,7 @@ export class LineEncoder {
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       const text = this.settings.redactSecrets ? redactSecrets(line) : line;
-      const parsed = parser.parseLine(text);
+      const parsed = parse ? parse(text) : parser.parseLine(text);
       if (parsed.kind !== 'record') continue; // the follower sends record lines only; be safe anyway
       const record = parsed.record;
       const severity = severityLabel(record['x-severity']);

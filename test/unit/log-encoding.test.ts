@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { EncoderPool } from '../../src/logs/encoder-pool.js';
 import { entryBytesOf, LineEncoder, type EncodingSettings, type LineSegment } from '../../src/logs/line-encoding.js';
@@ -179,6 +179,20 @@ describe('log line encoding', () => {
     if (named.kind !== 'record') throw new Error('expected a record');
     expect(Object.keys(named.record)).toEqual(['timestamp', 'a"b', 'c\\d', 'ü∞']);
     expect(quotedRecordJson(named.record)).toBe(JSON.stringify(JSON.stringify(named.record)));
+  });
+
+  it('ships lines it failed to encode as raw records with a parse_error, never drops them', () => {
+    const encoder = new LineEncoder({ ...SETTINGS, filters: {} });
+    vi.spyOn(encoder, 'encode').mockImplementationOnce(() => {
+      throw new Error('boom');
+    });
+    const lines = fc.sample(line, { numRuns: 5, seed: 1 });
+    const segment = { server: 'edge-1', logType: 'access', fields: FIELDS, lines };
+    const kept = viewOf(segment, encoder.encodeSafely(segment)).kept;
+    expect(kept).toHaveLength(5);
+    expect(kept.map((k) => JSON.parse(k.document!) as Record<string, unknown>)).toEqual(
+      lines.map((l) => ({ server: 'edge-1', log_type: 'access', timestamp: null, raw: redactSecrets(l), parse_error: 'cannot encode the line: boom' })),
+    );
   });
 
   it('keeps columns in header order as plain JSON keys, whichever way a record was built', () => {
