@@ -13,6 +13,8 @@ export interface EncoderPoolOptions {
   minLinesPerThread?: number;
   /** The worker script; by default the compiled `encode-worker.js` next to this module. */
   workerUrl?: URL;
+  /** A thread without work for this long stops, giving its memory back (about 15 MB); default 30 s. */
+  idleMs?: number;
 }
 
 interface Pending {
@@ -23,6 +25,7 @@ interface Pending {
 interface Thread {
   worker: Worker;
   pending: Map<number, Pending>;
+  idle?: NodeJS.Timeout;
 }
 
 /** Failed thread starts or crashes after which the pool stops trying and encodes on the event loop. */
@@ -31,8 +34,8 @@ const MAX_FAILURES = 3;
 /**
  * Encodes log lines (redact, parse, count, filter, JSON) on worker threads, so a backlog of hundreds of
  * thousands of lines uses more than one core and the event loop stays free for scrapes and the sinks.
- * Threads start on first use. A thread that fails hands its segments back to the event loop: the result is
- * the same, only slower; after repeated failures the pool stops using threads.
+ * Threads start on first use and stop when idle. A thread that fails hands its segments back to the event
+ * loop: the result is the same, only slower; after repeated failures the pool stops using threads.
  */
 export class EncoderPool {
   private readonly inline: LineEncoder;
@@ -68,6 +71,7 @@ export class EncoderPool {
     const thread = this.pickThread();
     if (!thread) return Promise.resolve(this.inline.encodeSafely(segment));
     const id = this.nextId++;
+    clearTimeout(thread.idle);
     return new Promise<EncodedSegment>((resolve) => {
       thread.pending.set(id, { segment, resolve });
       thread.worker.postMessage({ id, segment });
@@ -77,7 +81,10 @@ export class EncoderPool {
   async close(): Promise<void> {
     this.closed = true;
     const threads = this.threads.splice(0);
-    for (const t of threads) this.handBack(t);
+    for (const t of threads) {
+      clearTimeout(t.idle);
+      this.handBack(t);
+    }
     await Promise.all(threads.map((t) => t.worker.terminate()));
   }
 
@@ -107,6 +114,7 @@ export class EncoderPool {
       const p = thread.pending.get(m.id);
       if (!p) return;
       thread.pending.delete(m.id);
+      if (thread.pending.size === 0) this.stopWhenIdle(thread);
       if (m.result) p.resolve(m.result);
       else {
         this.options.logger.warn({ error: m.error }, 'encoder thread failed on a segment: encoding it on the event loop');
@@ -121,11 +129,23 @@ export class EncoderPool {
     return thread;
   }
 
+  private stopWhenIdle(thread: Thread): void {
+    clearTimeout(thread.idle);
+    thread.idle = setTimeout(() => {
+      const at = this.threads.indexOf(thread);
+      if (at < 0 || thread.pending.size > 0) return;
+      this.threads.splice(at, 1); // no longer ours: its exit is not a failure
+      void thread.worker.terminate().catch(() => undefined);
+    }, this.options.idleMs ?? 30_000);
+    thread.idle.unref();
+  }
+
   private fail(thread: Thread | undefined, err: unknown): void {
     if (thread) {
       const at = this.threads.indexOf(thread);
       if (at < 0) return; // already handled ('error' is followed by 'exit')
       this.threads.splice(at, 1);
+      clearTimeout(thread.idle);
       this.handBack(thread);
       void thread.worker.terminate().catch(() => undefined);
     }

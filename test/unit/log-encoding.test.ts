@@ -238,6 +238,22 @@ describe('encoder threads', () => {
     }
   });
 
+  it('stop threads that have had no work for a while, and start them again when work comes', async () => {
+    const log = capture();
+    const pool = new EncoderPool({ settings: SETTINGS, threads: 1, logger: log.logger, workerUrl: worker, idleMs: 200 });
+    try {
+      expect(viewOf(segment, await pool.encode(segment)).kept).toEqual(expected.kept);
+      expect(pool.size).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(pool.size).toBe(0);
+      expect(viewOf(segment, await pool.encode(segment)).kept).toEqual(expected.kept);
+      expect(pool.size).toBe(1);
+      expect(log.text()).not.toContain('failed');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('encode on the event loop what a failing thread could not, and stop using threads that keep failing', async () => {
     const crashing = join(dir, 'crashing-worker.mjs');
     // Takes the first request and dies with it, as a thread that runs out of memory would.
