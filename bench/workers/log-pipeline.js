@@ -6,13 +6,12 @@ import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
 import { silentLogger } from '../../dist/logger.js';
 import { LogsConfigSchema } from '../../dist/logs/config.js';
-import { LineEncoder } from '../../dist/logs/line-encoding.js';
-import { appendDocument } from '../../dist/logs/log-entry.js';
+import { entryBytesOf, LineEncoder } from '../../dist/logs/line-encoding.js';
 import { startLogShipping } from '../../dist/logs/log-shipping.js';
 import { redactSecrets } from '../../dist/logs/secret-redaction.js';
 import { encodeLokiPush, LokiSink } from '../../dist/logs/sinks/loki-sink.js';
 import { StdoutSink } from '../../dist/logs/sinks/stdout-sink.js';
-import { Utf8Builder } from '../../dist/logs/sinks/utf8-builder.js';
+import { encodeNdjson } from '../../dist/logs/sinks/ndjson.js';
 import { W3cLogParser } from '../../dist/logs/w3c-parser.js';
 import { GeneratedLogSource, generateAccessLog } from '../lib/generated-log-source.js';
 import { serveRpc } from '../lib/rpc-worker.js';
@@ -47,27 +46,20 @@ function stageCosts() {
   const batches = [];
   for (let i = 0; i < lines.length; i += 1000) batches.push(lines.slice(i, i + 1000));
   const parser = new W3cLogParser({ fields });
-  const encoder = new LineEncoder({ timeZone: 'UTC', redactSecrets: true, filters: {} });
-  const entries = (batch) => {
-    const e = encoder.encode({ fields, lines: batch });
-    return e.index.map((i, k) => ({ server: 'bench', logType: 'access', line: e.redacted[k] ?? batch[i], json: e.json[k], severity: e.severity[k], timeMs: e.timeMs[k] }));
+  const encoder = new LineEncoder({ timeZone: 'UTC', redactSecrets: true, filters: {}, documents: true, lokiLines: false });
+  const lokiEncoder = new LineEncoder({ timeZone: 'UTC', redactSecrets: true, filters: {}, documents: false, lokiLines: true });
+  const segment = (batch) => ({ server: 'bench', logType: 'access', fields, lines: batch });
+  const entries = (batch, enc, settings) => {
+    const e = enc.encode(segment(batch));
+    return e.index.map((i, k) => ({ server: 'bench', logType: 'access', line: e.redacted[k] ?? batch[i], ...entryBytesOf(e, k, settings), severity: e.severity[k], timeMs: e.timeMs[k] }));
   };
   const steps = [
     ['parse', (batch) => batch.map((l) => parser.parseLine(l).record)],
     ['+ redact secrets (before parsing)', (batch) => batch.map((l) => parser.parseLine(redactSecrets(l)).record)],
-    ['+ counters, filters, JSON (the encoder)', (batch) => encoder.encode({ fields, lines: batch })],
-    [
-      '+ entries, NDJSON batch in UTF-8',
-      (batch) => {
-        const out = new Utf8Builder();
-        for (const e of entries(batch)) {
-          appendDocument(out, e);
-          out.add('\n');
-        }
-        return out.toBuffer();
-      },
-    ],
-    ['(or) + entries, Loki push body in UTF-8', (batch) => encodeLokiPush(entries(batch))],
+    ['+ counters, filters, documents in UTF-8 (the encoder)', (batch) => encoder.encode(segment(batch))],
+    ['+ entries, NDJSON batch', (batch) => encodeNdjson(entries(batch, encoder, { documents: true, lokiLines: false }))],
+    ['(Loki) encoder writing Loki lines instead', (batch) => lokiEncoder.encode(segment(batch))],
+    ['(Loki) + entries, Loki push body', (batch) => encodeLokiPush(entries(batch, lokiEncoder, { documents: false, lokiLines: true }))],
   ];
   return steps.map(([step, fn]) => {
     for (const b of batches) fn(b); // warm-up
