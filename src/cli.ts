@@ -1,14 +1,29 @@
 #!/usr/bin/env node
-import yargs from 'yargs';
+import yargs, { type CommandModule } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { demoCommand } from './commands/demo.js';
-import { doctorCommand } from './commands/doctor.js';
-import { logsCommand } from './commands/logs.js';
-import { schedulesCommand } from './commands/schedules.js';
-import { serveCommand } from './commands/serve.js';
-import { simulateCommand } from './commands/simulate.js';
-import { webhooksCommand } from './commands/webhooks.js';
 import { ConfigError } from './config/errors.js';
+
+/** Every command, in the order help lists them, loaded on demand. */
+const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
+  demo: async () => (await import('./commands/demo.js')).demoCommand,
+  logs: async () => (await import('./commands/logs.js')).logsCommand,
+  doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
+  webhooks: async () => (await import('./commands/webhooks.js')).webhooksCommand,
+  schedules: async () => (await import('./commands/schedules.js')).schedulesCommand,
+};
+
+/**
+ * Only the command named first is loaded, so that a long-running `serve` does not keep the simulator,
+ * doctor, schedules and webhook-setup code in memory. Anything else (help, the default command after
+ * options, a mistyped name) loads them all, and yargs answers exactly as if all were always there.
+ */
+function commandsFor(argv: string[]): Promise<CommandModule[]> {
+  const first = argv[0];
+  const named = first !== undefined && Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
+  return Promise.all((named ? [named] : Object.values(COMMANDS)).map((load) => load()));
+}
 
 // A stray rejection must not take the exporter down: log it and keep serving.
 process.on('unhandledRejection', (reason) => {
@@ -24,13 +39,7 @@ export async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)
     .scriptName('wowza-exporter')
     .parserConfiguration({ 'dot-notation': false })
-    .command(serveCommand)
-    .command(simulateCommand)
-    .command(demoCommand)
-    .command(logsCommand)
-    .command(doctorCommand)
-    .command(webhooksCommand)
-    .command(schedulesCommand)
+    .command(await commandsFor(argv))
     .strict()
     .help()
     .alias('h', 'help')

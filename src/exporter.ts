@@ -94,16 +94,23 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
   });
   for (const s of runtime.servers) self.up.set({ server: s.name }, 0);
 
-  const scrape = async () => {
+  // The exporter's own metrics are small and change at any time: rendered per scrape, after the Wowza part.
+  const ownMetrics = async () => {
     const own = await self.registry.metrics();
-    const wowza = store.render();
-    return wowza + (own.endsWith('\n') || own === '' ? own : own + '\n');
+    return own.endsWith('\n') || own === '' ? own : own + '\n';
+  };
+  const scrape = async () => {
+    const own = await ownMetrics();
+    return store.render() + own;
   };
 
   let shipping: LogShipping | undefined;
   let logClients: WowzaClient[] = [];
   const routes = new Map<string, RouteHandler>();
-  routes.set('/metrics', async (req, res) => sendMetrics(req, res, await scrape()));
+  routes.set('/metrics', async (req, res) => {
+    const fresh = await ownMetrics();
+    await sendMetrics(req, res, { cached: store.encoded(), fresh });
+  });
   routes.set('/-/healthy', (_req, res) => sendText(res, 200, 'OK\n'));
   routes.set('/-/ready', (_req, res) =>
     scheduler.ready ? sendText(res, 200, 'ready\n') : sendText(res, 503, 'not ready: the first poll has not completed yet\n'),

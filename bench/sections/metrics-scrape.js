@@ -20,11 +20,13 @@ const FIXED_SERIES = 130;
 
 export const streamsForSeries = (series) => Math.max(1, Math.round((series - FIXED_SERIES) / SERIES_PER_STREAM));
 
+const POLL_INTERVAL_MS = 10_000;
+
 export function exporterConfig(simulator, overrides = {}) {
   return {
     servers: [{ url: simulator.url, username: simulator.username, auth: 'basic' }],
     web: { listen_address: '127.0.0.1:0' },
-    poll: { interval: '10s', timeout: '5s', concurrency: 32 },
+    poll: { interval: `${POLL_INTERVAL_MS / 1000}s`, timeout: '5s', concurrency: 32 },
     discovery: { max_streams_per_server: 50_000 },
     log: { level: 'info', format: 'json' },
     ...overrides,
@@ -86,12 +88,14 @@ export async function runMetricsScrape({ cases, latencyMs, durationMs, everyMs, 
       const steadyPeakRss = exporter.resident().peakRss;
       const memory = await exporter.memory();
 
-      log(`  latency: a scrape every ${everyMs} ms for ${durationMs / 1000} s while polls run`);
+      // At least one poll interval: a shorter window (--quick) could fall between two polls and miss them.
+      const latencyWindowMs = Math.max(durationMs, POLL_INTERVAL_MS + 500);
+      log(`  latency: a scrape every ${everyMs} ms for ${latencyWindowMs / 1000} s while polls run`);
       exporter.resetPeak();
       await sim.call('resetCounters');
       const cpuBefore = exporter.cpuMs();
       const started = performance.now();
-      const s = await scrapeFor(scraper, durationMs, everyMs);
+      const s = await scrapeFor(scraper, latencyWindowMs, everyMs);
       const elapsed = performance.now() - started;
       const cpu = exporter.cpuMs() - cpuBefore;
       const counters = await sim.call('counters');

@@ -1,11 +1,9 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import { parseListenAddress } from '../config/listen-address.js';
 import type { Logger } from '../logger.js';
+import { gzipJoined, gzipText, type EncodedText } from './metrics-body.js';
 
-const gzipAsync = promisify(gzip);
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
@@ -29,16 +27,37 @@ export function sendText(res: ServerResponse, status: number, body: string, cont
   res.end(body);
 }
 
+/**
+ * A scrape body in two parts: `cached`, large and encoded (and compressed) once until it changes, then
+ * `fresh`, small and rendered per request. Sent one after the other, never joined into one string.
+ */
+export interface MetricsParts {
+  cached: EncodedText;
+  fresh: string;
+}
+
+const wantsGzip = (req: IncomingMessage) => /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+
+function sendGzipped(res: ServerResponse, zipped: Buffer): void {
+  res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE, 'content-encoding': 'gzip', 'content-length': zipped.length, vary: 'Accept-Encoding' });
+  res.end(zipped);
+}
+
 /** Sends a scrape body, gzipped when the client asks for it. */
-export async function sendMetrics(req: IncomingMessage, res: ServerResponse, body: string): Promise<void> {
-  const accept = String(req.headers['accept-encoding'] ?? '');
-  if (/\bgzip\b/.test(accept)) {
-    const zipped = await gzipAsync(body);
-    res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE, 'content-encoding': 'gzip', 'content-length': zipped.length, vary: 'Accept-Encoding' });
-    res.end(zipped);
+export async function sendMetrics(req: IncomingMessage, res: ServerResponse, body: string | MetricsParts): Promise<void> {
+  if (typeof body === 'string') {
+    if (wantsGzip(req)) sendGzipped(res, await gzipText(body));
+    else sendText(res, 200, body, METRICS_CONTENT_TYPE);
     return;
   }
-  sendText(res, 200, body, METRICS_CONTENT_TYPE);
+  const fresh = Buffer.from(body.fresh);
+  if (wantsGzip(req)) {
+    sendGzipped(res, await gzipJoined(body.cached, fresh));
+    return;
+  }
+  res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE, 'content-length': body.cached.bytes.length + fresh.length });
+  res.write(body.cached.bytes);
+  res.end(fresh);
 }
 
 function landingPage(links: ExporterServerOptions['links']): string {

@@ -60,6 +60,11 @@ export function renderSet(set: MetricSet): RenderedSet {
  * every set (several servers and collectors feed the same family).
  */
 export function mergeRendered(sets: Iterable<RenderedSet>): string {
+  return mergeRenderedChunks(sets).join('');
+}
+
+/** The pieces of `mergeRendered`'s text in order, for writing them out without joining them first. */
+export function mergeRenderedChunks(sets: Iterable<RenderedSet>): string[] {
   const byName = new Map<string, { def: MetricDef; parts: string[] }>();
   for (const set of sets) {
     for (const [name, { def, lines }] of set) {
@@ -72,5 +77,5 @@ export function mergeRendered(sets: Iterable<RenderedSet>): string {
   for (const [name, { def, parts }] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     chunks.push(`# HELP ${name} ${escapeHelp(def.help)}\n# TYPE ${name} ${def.type}\n`, ...parts);
   }
-  return chunks.join('');
+  return chunks;
 }

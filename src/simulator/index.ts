@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { silentLogger } from '../logger.js';
 import { LISTENER_CLASS } from '../webhooks/config-api.js';
 import { AuthGate, type AuthMode } from './auth.js';
@@ -150,6 +151,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const credentials = { username: o.username, password: o.password };
   const auth = new AuthGate({ mode: o.auth, algorithms: o.digestAlgorithms, nonceTtlMs: o.nonceTtlMs, strictNonceCount: o.strictNonceCount }, () => credentials);
   const closing = new AbortController();
+  // Every request waiting out its latency listens for closing: hundreds at once is normal, not a leak.
+  setMaxListeners(0, closing.signal);
   const wowzaServer = /\d+(?:\.\d+)+/.exec(o.serverVersion)?.[0] ?? o.serverVersion;
   const webhooks = new WebhookDispatcher({
     config: webhookConfig,

@@ -386,3 +386,38 @@ describe('Dockerfile', () => {
     });
   });
 });
+
+// ---------------------------------------------------------------------------------------------------
+
+describe('runtime memory settings (a small young generation, two malloc arenas)', () => {
+  /** `A=b C=d` (Dockerfile ENV, systemd Environment=) as pairs. */
+  const pairs = (s: string) => Object.fromEntries(s.trim().split(/\s+/).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const image = Object.assign({}, ...dockerStages(read('Dockerfile')).at(-1)!.filter((i) => i.op === 'ENV').map((i) => pairs(i.args))) as Record<string, string>;
+  const expected = { NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '2' };
+
+  it('are the image defaults, and node accepts them in NODE_OPTIONS', () => {
+    expect(image).toMatchObject(expected);
+    const res = spawnSync(process.execPath, ['-e', 'process.exit(0)'], { env: { ...process.env, ...expected }, encoding: 'utf8' });
+    expect(res.stderr).toBe('');
+    expect(res.status).toBe(0);
+  });
+
+  it('are set by the systemd unit', () => {
+    const unit = read('deploy/systemd/wowza-exporter.service');
+    const env = Object.assign({}, ...[...unit.matchAll(/^Environment=(.*)$/gm)].map((m) => pairs(m[1]!))) as Record<string, string>;
+    expect(env).toMatchObject(expected);
+  });
+
+  it('are kept by the Kubernetes Deployment, whose NODE_OPTIONS replaces the image one', () => {
+    const deployment = parseAllDocuments(read('deploy/kubernetes/deployment.yaml')).map((d) => d.toJS() as Obj).find((r) => r.kind === 'Deployment')!;
+    const env = new Map<string, string>(deployment.spec.template.spec.containers[0].env.map((e: Obj) => [e.name, e.value]));
+    expect(env.get('NODE_OPTIONS')!.split(/\s+/)).toContain(expected.NODE_OPTIONS);
+    expect(env.get('MALLOC_ARENA_MAX')).toBe(expected.MALLOC_ARENA_MAX);
+  });
+
+  it('are what the benchmark measures as the tuned runtime', () => {
+    const row = /label: 'tuned runtime', env: \{ NODE_OPTIONS: '([^']*)', MALLOC_ARENA_MAX: '([^']*)' \}/.exec(read('bench/run.js'));
+    expect(row, 'the tuned runtime row of bench/run.js').not.toBeNull();
+    expect({ NODE_OPTIONS: row![1], MALLOC_ARENA_MAX: row![2] }).toEqual(expected);
+  });
+});

@@ -182,3 +182,29 @@ describe('simulator server', () => {
     await expect(startSimulator({ vhosts: 1000, apps: 1000, streams: 10 })).rejects.toThrow(/over the limit/);
   });
 });
+
+describe('simulator latency', () => {
+  it('lets many requests wait at once without a listener-leak warning', async () => {
+    const slow = await startSimulator({ auth: 'none', frozen: true, latencyMs: 200 });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    const agent = new Agent({ connections: 30 });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 30 }, async () => {
+          const res = await request(slow.url + MACHINE, { dispatcher: agent });
+          await res.body.dump();
+          return res.statusCode;
+        }),
+      );
+      expect(statuses.every((s) => s === 200)).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await agent.close();
+      await slow.close();
+    }
+  });
+});

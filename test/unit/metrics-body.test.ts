@@ -1,0 +1,143 @@
+import fc from 'fast-check';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EncodedText, gzipJoined } from '../../src/http/metrics-body.js';
+import { sendMetrics, type MetricsParts } from '../../src/http/server.js';
+import type { MetricDef } from '../../src/metrics/definitions.js';
+import { mergeRendered, renderSet } from '../../src/metrics/exposition.js';
+import { MetricSet } from '../../src/metrics/metric-set.js';
+import { SnapshotStore } from '../../src/metrics/snapshot-store.js';
+
+/** Checks that `zipped` is exactly one gzip member holding `text`. */
+function singleMember(zipped: Buffer, text: Buffer): void {
+  expect(gunzipSync(zipped).equals(text)).toBe(true);
+  // One deflate stream between the 10-byte header and the 8-byte trailer, and a trailer that covers all.
+  expect(inflateRawSync(zipped.subarray(10, -8)).equals(text)).toBe(true);
+  expect(zipped.readUInt32LE(zipped.length - 8)).toBe(crc32(text));
+  expect(zipped.readUInt32LE(zipped.length - 4)).toBe(text.length);
+}
+
+const text = fc.string({ unit: 'binary', maxLength: 300 });
+
+describe('EncodedText and gzipJoined', () => {
+  it('encodes chunks as their joined UTF-8 text', () => {
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 8 }), (chunks) => {
+        expect(EncodedText.fromChunks(chunks).bytes.equals(Buffer.from(chunks.join(''), 'utf8'))).toBe(true);
+      }),
+    );
+  });
+
+  it('makes one gzip member of the cached part and a fresh tail', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(text, { maxLength: 5 }), text, async (chunks, tail) => {
+        const head = EncodedText.fromChunks(chunks);
+        const tailBytes = Buffer.from(tail, 'utf8');
+        singleMember(await gzipJoined(head, tailBytes), Buffer.concat([head.bytes, tailBytes]));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('handles empty parts and megabytes, and reuses the compressed head', async () => {
+    const empty = EncodedText.fromChunks([]);
+    singleMember(await gzipJoined(empty, Buffer.alloc(0)), Buffer.alloc(0));
+    singleMember(await gzipJoined(empty, Buffer.from('own 1\n')), Buffer.from('own 1\n'));
+    // Long repeats: back-references may only point into the part they belong to.
+    const big = EncodedText.fromChunks(Array.from({ length: 20_000 }, (_, i) => `wowza_stream_uptime_seconds{server="s",stream="cam${i % 97}"} ${i}\n`));
+    const first = big.deflate();
+    expect(big.deflate()).toBe(first);
+    for (const tail of ['', 'wowza_stream_uptime_seconds{server="s",stream="cam1"} 5\n', 'é\n'.repeat(5000)]) {
+      const t = Buffer.from(tail);
+      singleMember(await gzipJoined(big, t), Buffer.concat([big.bytes, t]));
+    }
+  });
+});
+
+const def = (name: string): MetricDef => ({ name, type: 'gauge', help: `help of ${name}\nwith \\ escapes` });
+
+function set(server: string, names: string[], value: number): MetricSet {
+  const s = new MetricSet();
+  const labels = { server, stream: 'a"b\\c' };
+  for (const n of names) {
+    s.add(def(n), labels, value);
+    s.add(def(n), { server, stream: 'ü' }, -Infinity);
+  }
+  return s;
+}
+
+describe('SnapshotStore', () => {
+  it('renders what mergeRendered renders, and rebuilds only after a change', () => {
+    const store = new SnapshotStore();
+    expect(store.render()).toBe('');
+    const a = set('a', ['wowza_z', 'wowza_a'], 1);
+    const b = set('b', ['wowza_m', 'wowza_a'], 2);
+    store.put('a', 'stream', a);
+    store.put('b', 'stream', b);
+    expect(store.render()).toBe(mergeRendered([renderSet(a), renderSet(b)]));
+    const first = store.encoded();
+    expect(store.encoded()).toBe(first);
+    store.delete('x', 'stream'); // nothing there: no rebuild
+    expect(store.encoded()).toBe(first);
+    store.delete('a', 'stream');
+    expect(store.encoded()).not.toBe(first);
+    expect(store.render()).toBe(mergeRendered([renderSet(b)]));
+    const second = store.encoded();
+    store.put('b', 'stream', b);
+    expect(store.encoded()).not.toBe(second);
+  });
+});
+
+describe('sendMetrics', () => {
+  let server: Server;
+  let body: string | MetricsParts = '';
+  let base = '';
+  beforeAll(async () => {
+    server = createServer((req, res) => void sendMetrics(req, res, body));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const get = (headers: Record<string, string>) =>
+    new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      request(`${base}/metrics`, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+      })
+        .on('error', reject)
+        .end();
+    });
+
+  const cases: Array<[string, string[], string]> = [
+    ['both parts', ['# HELP wowza_a x\n', 'wowza_a{s="é"} 1\n'], 'own 2\n'],
+    ['no Wowza series yet', [], 'own 2\n'],
+    ['large', Array.from({ length: 5000 }, (_, i) => `wowza_b{i="${i}"} ${i}\n`), 'own 3\n'],
+  ];
+  for (const [name, chunks, fresh] of cases) {
+    it(`sends the cached part then the fresh one, plain and gzipped (${name})`, async () => {
+      const expected = Buffer.from(chunks.join('') + fresh);
+      body = { cached: EncodedText.fromChunks(chunks), fresh };
+      const plain = await get({});
+      expect(plain.body.equals(expected)).toBe(true);
+      expect(plain.headers['content-length']).toBe(String(expected.length));
+      expect(plain.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      const zipped = await get({ 'accept-encoding': 'gzip' });
+      expect(zipped.headers['content-encoding']).toBe('gzip');
+      expect(zipped.headers['content-length']).toBe(String(zipped.body.length));
+      singleMember(zipped.body, expected);
+      // Compressing must leave the cached bytes as they were for the next plain scrape.
+      expect((await get({})).body.equals(expected)).toBe(true);
+    });
+  }
+
+  it('still sends a plain string body (probe)', async () => {
+    body = 'wowza_up 1\n';
+    expect((await get({})).body.toString()).toBe('wowza_up 1\n');
+    expect(gunzipSync((await get({ 'accept-encoding': 'deflate, gzip' })).body).toString()).toBe('wowza_up 1\n');
+  });
+});
