@@ -180,10 +180,11 @@ async function main() {
         { series: 1000 },
         { series: 20_000 },
         { series: 100_000 },
-        // Candidate runtime settings (see RESULTS.md): a smaller young generation and fewer malloc arenas.
-        { series: 20_000, label: 'tuned runtime', env: { NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '2' } },
+        // The runtime settings the Dockerfile, the systemd unit and the Kubernetes manifest ship: a smaller young
+        // generation and fewer malloc arenas. The memory target is judged on this row.
+        { series: 20_000, label: 'deployed runtime', env: { NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '2' } },
       ];
-      const rows = await runMetricsScrape({ cases: args.quick ? cases.slice(0, 2) : cases, latencyMs: LATENCY_MS, durationMs: args.quick ? 6000 : 10_000, everyMs: 100, dir, log });
+      const rows = await runMetricsScrape({ cases: args.quick ? [cases[0], cases[1], cases[3]] : cases, latencyMs: LATENCY_MS, durationMs: args.quick ? 6000 : 10_000, everyMs: 100, dir, log });
       printScrape(rows);
       return rows;
     });

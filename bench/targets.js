@@ -48,17 +48,20 @@ function pollTargets(poll) {
 
 function scrapeTargets(rows) {
   const r = rows.find((x) => x.targetSeries === 20_000 && !x.label);
-  const tuned = rows.find((x) => x.targetSeries === 20_000 && x.label);
+  const deployed = rows.find((x) => x.targetSeries === 20_000 && x.label === 'deployed runtime');
   if (!r) return [notRun('/metrics with 20,000 series: p99 <= 50 ms'), notRun('exporter RSS <= 120 MB at 20,000 series')];
+  const mb = (n) => `${(n / 1e6).toFixed(0)} MB`;
   return [
     // Prometheus asks for gzip: both answers count.
     { target: '/metrics with 20,000 series: p99 <= 50 ms', measured: `p99 ${ms(r.p99)}, gzip p99 ${ms(r.gzipP99)} (${int(r.series)} series)`, met: r.p99 <= 50 && r.gzipP99 <= 50 },
     {
-      target: 'exporter RSS <= 120 MB at 20,000 series',
+      // Judged as deployed (the image, the systemd unit and the manifest set the runtime options), after a full
+      // GC and at the peak of a poll interval; plain `node` without those options is shown beside.
+      target: 'exporter RSS <= 120 MB at 20,000 series (deployed runtime)',
       measured:
-        `peak ${(r.peakRss / 1e6).toFixed(0)} MB, after GC ${(r.rss / 1e6).toFixed(0)} MB (private ${(r.privateRss / 1e6).toFixed(0)} MB)` +
-        (tuned ? `; tuned runtime: peak ${(tuned.peakRss / 1e6).toFixed(0)} MB, after GC ${(tuned.rss / 1e6).toFixed(0)} MB` : ''),
-      met: r.peakRss <= 120 * 1e6,
+        (deployed ? `after GC ${mb(deployed.rss)}, peak ${mb(deployed.peakRss)}; ` : 'deployed runtime not run; ') +
+        `plain node: after GC ${mb(r.rss)}, peak ${mb(r.peakRss)}`,
+      met: deployed !== undefined && deployed.rss <= 120 * 1e6 && deployed.peakRss <= 120 * 1e6,
     },
   ];
 }
