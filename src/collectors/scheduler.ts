@@ -214,7 +214,7 @@ export class Scheduler {
     self.collectorSuccess.set(labels, result.ok ? 1 : 0);
     if (job.spec.setsUp) self.up.set({ server }, this.recordReached(server, collector, result.reached) ? 1 : 0);
     if (result.ok) {
-      store.put(server, collector, result.set);
+      await store.put(server, collector, result.set);
       self.lastPoll.set(labels, Date.now() / 1000);
       log.debug({ seconds: result.seconds, series: result.set.size }, 'poll done');
     } else {

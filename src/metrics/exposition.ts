@@ -34,10 +34,37 @@ function formatLabels(labels: Labels): string {
 export type RenderedSet = Map<string, { def: MetricDef; lines: string }>;
 
 export function renderSet(set: MetricSet): RenderedSet {
+  const steps = renderSteps(set);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * renderSet a slice at a time: a poll of 20,000 series takes tens of milliseconds to render, and a scrape
+ * arriving meanwhile is answered between two slices (from the sets stored before) instead of waiting.
+ */
+export async function renderSetInSlices(set: MetricSet, sliceMs = 4): Promise<RenderedSet> {
+  const steps = renderSteps(set);
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart >= sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+}
+
+/** Renders the set, pausing (yielding) every few hundred samples so a caller may hand the event loop back. */
+function* renderSteps(set: MetricSet): Generator<void, RenderedSet> {
   const out: RenderedSet = new Map();
   // Collectors share one label object between the families of an object (a stream's uptime, bytes,
   // rates...): each is formatted once per set, not once per sample.
   const formatted = new Map<Labels, string>();
+  let count = 0;
   for (const [name, family] of set.families) {
     // Pieces joined once give one flat string; `+=` per line would build a tree of thousands of small
     // strings that lives until the next poll and costs the garbage collector more than the rendering.
@@ -49,6 +76,7 @@ export function renderSet(set: MetricSet): RenderedSet {
         formatted.set(s.labels, labels);
       }
       parts.push(name, labels, ' ', formatValue(s.value), '\n');
+      if (++count % 512 === 0) yield;
     }
     out.set(name, { def: family.def, lines: parts.join('') });
   }

@@ -1,6 +1,6 @@
 import { EncodedText } from '../http/metrics-body.js';
 import type { MetricSet } from './metric-set.js';
-import { mergeRenderedChunks, renderSet, type RenderedSet } from './exposition.js';
+import { mergeRenderedChunks, renderSetInSlices, type RenderedSet } from './exposition.js';
 
 /**
  * The latest successful poll of every (server, collector), already rendered. Scrapes read from here and
@@ -8,15 +8,33 @@ import { mergeRenderedChunks, renderSet, type RenderedSet } from './exposition.j
  */
 export class SnapshotStore {
   private readonly sets = new Map<string, RenderedSet>();
+  private readonly generations = new Map<string, number>();
   private cached: EncodedText | undefined;
 
-  put(server: string, collector: string, set: MetricSet): void {
-    this.sets.set(`${server}\u0000${collector}`, renderSet(set));
+  /**
+   * Stores a poll's set once it is rendered. Rendering goes in slices, so scrapes in between are answered
+   * from the sets before this one (older by one poll, never stale beyond it); a delete or a newer put of
+   * the same collector meanwhile wins over this one.
+   */
+  async put(server: string, collector: string, set: MetricSet): Promise<void> {
+    const key = `${server}\u0000${collector}`;
+    const generation = this.bump(key);
+    const rendered = await renderSetInSlices(set);
+    if (this.generations.get(key) !== generation) return;
+    this.sets.set(key, rendered);
     this.cached = undefined;
   }
 
   delete(server: string, collector: string): void {
-    if (this.sets.delete(`${server}\u0000${collector}`)) this.cached = undefined;
+    const key = `${server}\u0000${collector}`;
+    this.bump(key);
+    if (this.sets.delete(key)) this.cached = undefined;
+  }
+
+  private bump(key: string): number {
+    const generation = (this.generations.get(key) ?? 0) + 1;
+    this.generations.set(key, generation);
+    return generation;
   }
 
   /**

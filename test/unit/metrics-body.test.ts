@@ -69,13 +69,13 @@ function set(server: string, names: string[], value: number): MetricSet {
 }
 
 describe('SnapshotStore', () => {
-  it('renders what mergeRendered renders, and rebuilds only after a change', () => {
+  it('renders what mergeRendered renders, and rebuilds only after a change', async () => {
     const store = new SnapshotStore();
     expect(store.render()).toBe('');
     const a = set('a', ['wowza_z', 'wowza_a'], 1);
     const b = set('b', ['wowza_m', 'wowza_a'], 2);
-    store.put('a', 'stream', a);
-    store.put('b', 'stream', b);
+    await store.put('a', 'stream', a);
+    await store.put('b', 'stream', b);
     expect(store.render()).toBe(mergeRendered([renderSet(a), renderSet(b)]));
     const first = store.encoded();
     expect(store.encoded()).toBe(first);
@@ -85,8 +85,24 @@ describe('SnapshotStore', () => {
     expect(store.encoded()).not.toBe(first);
     expect(store.render()).toBe(mergeRendered([renderSet(b)]));
     const second = store.encoded();
-    store.put('b', 'stream', b);
+    await store.put('b', 'stream', b);
     expect(store.encoded()).not.toBe(second);
+  });
+
+  it('answers from the sets before a put until that put is rendered, and lets a delete meanwhile win', async () => {
+    const store = new SnapshotStore();
+    const a1 = set('a', ['wowza_a'], 1);
+    await store.put('a', 'stream', a1);
+    const big = new MetricSet();
+    for (let i = 0; i < 20_000; i++) big.add(def('wowza_stream_uptime_seconds'), { server: 'a', stream: `s${i}` }, i);
+    const putting = store.put('a', 'stream', big);
+    expect(store.render()).toBe(mergeRendered([renderSet(a1)])); // not rendered yet: the poll before
+    await putting;
+    expect(store.render()).toBe(mergeRendered([renderSet(big)]));
+    const again = store.put('a', 'stream', big);
+    store.delete('a', 'stream');
+    await again;
+    expect(store.render()).toBe('');
   });
 });
 
