@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw, gzip } from 'node:zlib';
+import { Utf8Builder } from '../utf8-builder.js';
 
 /**
  * zlib level of /metrics and /probe answers. Level 1 compresses megabytes of exposition text about three
@@ -25,12 +26,9 @@ export class EncodedText {
 
   /** Encodes the pieces straight into one buffer, without joining them into one string first. */
   static fromChunks(chunks: readonly string[]): EncodedText {
-    let size = 0;
-    for (const c of chunks) size += Buffer.byteLength(c);
-    const bytes = Buffer.allocUnsafeSlow(size);
-    let at = 0;
-    for (const c of chunks) at += bytes.write(c, at);
-    return new EncodedText(bytes);
+    const out = new Utf8Builder();
+    for (const c of chunks) out.add(c);
+    return new EncodedText(out.toBuffer(true));
   }
 
   /**

@@ -2,7 +2,7 @@ import { compileRecordFilter, type RecordFilter, type RecordFilterSpec } from '.
 import { redactSecrets } from './secret-redaction.js';
 import { categoryLabel, eventLabel, severityLabel } from './vocabulary.js';
 import { addDocument } from './log-entry.js';
-import { Utf8Builder } from './sinks/utf8-builder.js';
+import { Utf8Builder } from '../utf8-builder.js';
 import { quotedRecordJson, W3cLogParser, type LogRecord, type ParsedLine } from './w3c-parser.js';
 
 /**

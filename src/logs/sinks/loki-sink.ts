@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { entryLokiLine, type LogEntry } from '../log-entry.js';
 import { createSinkAgent, httpPost, type SinkTls } from './http-post.js';
-import { Utf8Builder } from './utf8-builder.js';
+import { Utf8Builder } from '../../utf8-builder.js';
 import type { LogSink } from './log-sink.js';
 
 export interface LokiStream {

@@ -19,7 +19,10 @@ export class Utf8Builder {
     return this.bytes;
   }
 
-  /** The bytes; `transferable` gives them an ArrayBuffer of their own, which can move to another thread. */
+  /**
+   * The bytes; `transferable` gives them an ArrayBuffer of their own (not a slice of Node's shared pool), which
+   * can move to another thread or be kept long without pinning the pool.
+   */
   toBuffer(transferable = false): Buffer {
     const out = transferable ? Buffer.allocUnsafeSlow(this.bytes) : Buffer.allocUnsafe(this.bytes);
     let at = 0;
