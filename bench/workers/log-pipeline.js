@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
 import { silentLogger } from '../../dist/logger.js';
 import { LogsConfigSchema } from '../../dist/logs/config.js';
-import { entryBytesOf, LineEncoder } from '../../dist/logs/line-encoding.js';
+import { entriesOf, LineEncoder } from '../../dist/logs/line-encoding.js';
 import { startLogShipping } from '../../dist/logs/log-shipping.js';
 import { redactSecrets } from '../../dist/logs/secret-redaction.js';
 import { encodeLokiPush, LokiSink } from '../../dist/logs/sinks/loki-sink.js';
@@ -50,8 +50,8 @@ function stageCosts() {
   const lokiEncoder = new LineEncoder({ timeZone: 'UTC', redactSecrets: true, filters: {}, documents: false, lokiLines: true });
   const segment = (batch) => ({ server: 'bench', logType: 'access', fields, lines: batch });
   const entries = (batch, enc, settings) => {
-    const e = enc.encode(segment(batch));
-    return e.index.map((i, k) => ({ server: 'bench', logType: 'access', line: e.redacted[k] ?? batch[i], ...entryBytesOf(e, k, settings), severity: e.severity[k], timeMs: e.timeMs[k] }));
+    const seg = segment(batch);
+    return entriesOf(seg, enc.encode(seg), settings, 0);
   };
   const steps = [
     ['parse', (batch) => batch.map((l) => parser.parseLine(l).record)],

@@ -1,7 +1,7 @@
 import { compileRecordFilter, type RecordFilter, type RecordFilterSpec } from './record-filter.js';
 import { redactSecrets } from './secret-redaction.js';
 import { categoryLabel, eventLabel, severityLabel } from './vocabulary.js';
-import { addDocument } from './log-entry.js';
+import { addDocument, type LogEntry } from './log-entry.js';
 import { Utf8Builder } from '../utf8-builder.js';
 import { quotedRecordJson, W3cLogParser, type LogRecord, type ParsedLine } from './w3c-parser.js';
 
@@ -41,7 +41,7 @@ export interface EncodedSegment {
   redacted: Array<string | null>;
   /**
    * Per kept line its document (with `documents`), then its Loki line (with `lokiLines`), all UTF-8, one
-   * after the other; see {@link entryBytesOf}.
+   * after the other; see {@link entriesOf}.
    */
   bytes: Uint8Array;
   /** Where each piece ends in `bytes`: one offset per line and kind of piece written. */
@@ -137,17 +137,31 @@ export class LineEncoder {
   }
 }
 
-/** The pieces of the `k`th kept line, as views of `bytes`. */
-export function entryBytesOf(encoded: EncodedSegment, k: number, settings: Pick<EncodingSettings, 'documents' | 'lokiLines'>): { document?: Buffer; lokiLine?: Buffer } {
+/**
+ * The log entries of an encoded segment: the kept lines, their bytes as views of `bytes` (no copy), and the
+ * time they carry, or `nowMs` when they carry none.
+ */
+export function entriesOf(segment: LineSegment, encoded: EncodedSegment, settings: Pick<EncodingSettings, 'documents' | 'lokiLines'>, nowMs: number): LogEntry[] {
   const { bytes, ends } = encoded;
   const documents = settings.documents !== false;
   const loki = settings.lokiLines === true;
   const per = (documents ? 1 : 0) + (loki ? 1 : 0);
   const end = (i: number) => (i < 0 ? 0 : ends[i]!);
   const view = (piece: number) => Buffer.from(bytes.buffer, bytes.byteOffset + end(piece - 1), end(piece) - end(piece - 1));
-  const first = k * per;
-  if (documents && loki) return { document: view(first), lokiLine: view(first + 1) };
-  return documents ? { document: view(first) } : { lokiLine: view(first) };
+  return encoded.index.map((i, k) => {
+    const first = k * per;
+    const time = encoded.timeMs[k]!;
+    return {
+      server: segment.server,
+      logType: segment.logType,
+      // The encoder blanked secrets in the line, and so in every field parsed from it.
+      line: encoded.redacted[k] ?? segment.lines[i]!,
+      ...(documents ? { document: view(first) } : {}),
+      ...(loki ? { lokiLine: view(documents ? first + 1 : first) } : {}),
+      severity: encoded.severity[k]!,
+      timeMs: Number.isNaN(time) ? nowMs : time,
+    };
+  });
 }
 
 function countEvent(events: Map<string, [string, string, number]>, record: LogRecord): void {

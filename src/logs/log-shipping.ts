@@ -6,7 +6,7 @@ import type { LogsConfig } from './config.js';
 import { DeadLetterFile } from './dead-letter.js';
 import { EncoderPool } from './encoder-pool.js';
 import { LogFollower, type FollowerChunk } from './follower.js';
-import { entryBytesOf, type EncodedSegment, type LineSegment } from './line-encoding.js';
+import { entriesOf, type EncodedSegment, type LineSegment } from './line-encoding.js';
 import { logEntry, type LogEntry } from './log-entry.js';
 import type { LogRecord } from './w3c-parser.js';
 import { createLogMetrics, type LogMetrics } from './log-metrics.js';
@@ -244,24 +244,24 @@ const PIPELINE_DEPTH = 2;
  * one waits for its turn and for queue room: two chunks at most are between the follower and the queues.
  */
 function pipelined(pipeline: Pipeline): { deliver: (chunk: FollowerChunk, signal: AbortSignal) => Promise<void>; settled: () => Promise<void> } {
+  // Chunks encoding or waiting to be queued, oldest first; the last one is what the next chunk waits for.
   const inFlight: Array<Promise<void>> = [];
-  let previous: Promise<void> = Promise.resolve();
+  const last = () => inFlight.at(-1) ?? Promise.resolve();
   return {
     async deliver(chunk, signal) {
       const encoding = encodeChunk(chunk, pipeline);
-      const before = previous;
+      const before = last();
       const queued = (async () => {
         const encoded = await encoding;
         await before; // a failure there (the shutdown) also keeps this chunk out of the queues
         await enqueue(encoded, signal, pipeline);
       })();
-      previous = queued;
       queued.catch(() => undefined); // seen by a later deliver, or ignored after the follower stopped
       inFlight.push(queued);
       if (inFlight.length >= PIPELINE_DEPTH) await inFlight.shift();
     },
     // A chunk not queued by now is not acknowledged either, so its lines are read again after a restart.
-    settled: () => previous.catch(() => undefined),
+    settled: () => last().catch(() => undefined),
   };
 }
 
@@ -271,24 +271,9 @@ async function encodeChunk(chunk: FollowerChunk, { encoders, metrics, outputs }:
   const segments = segmentsOf(chunk, encoders);
   const encoded = await Promise.all(segments.map((s) => encoders.encode(s)));
   countLines(metrics, server, logType, encoded);
-  const entries: LogEntry[] = [];
+  const entries = encoded.flatMap((e, k) => entriesOf(segments[k]!, e, outputs, now));
   let lastTime: number | undefined;
-  encoded.forEach((e, k) => {
-    const lines = segments[k]!.lines;
-    if (e.lastTimeMs !== undefined) lastTime = e.lastTimeMs;
-    for (let j = 0; j < e.index.length; j++) {
-      const time = e.timeMs[j]!;
-      entries.push({
-        server,
-        logType,
-        // The encoder blanked secrets in the line, and so in every field parsed from it.
-        line: e.redacted[j] ?? lines[e.index[j]!]!,
-        ...entryBytesOf(e, j, outputs),
-        severity: e.severity[j]!,
-        timeMs: Number.isNaN(time) ? now : time,
-      });
-    }
-  });
+  for (const e of encoded) if (e.lastTimeMs !== undefined) lastTime = e.lastTimeMs;
   if (lastTime !== undefined) metrics.noteRecordTime(server, logType, lastTime);
   return { chunk, entries };
 }

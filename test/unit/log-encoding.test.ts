@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { EncoderPool } from '../../src/logs/encoder-pool.js';
-import { entryBytesOf, LineEncoder, type EncodingSettings, type LineSegment } from '../../src/logs/line-encoding.js';
+import { entriesOf, LineEncoder, type EncodingSettings, type LineSegment } from '../../src/logs/line-encoding.js';
 import { compileRecordFilter } from '../../src/logs/record-filter.js';
 import { redactSecrets } from '../../src/logs/secret-redaction.js';
 import { isoUtc, TimestampConverter, toUtcTimestamp } from '../../src/logs/timestamp.js';
@@ -97,15 +97,12 @@ function plainEncode(lines: readonly string[], settings: EncodingSettings) {
 
 function viewOf(segment: LineSegment, e: ReturnType<LineEncoder['encode']>, settings: EncodingSettings = SETTINGS) {
   return {
-    kept: e.index.map((i, k) => {
-      const { document, lokiLine } = entryBytesOf(e, k, settings);
-      return {
-        ...(document ? { document: document.toString('utf8') } : {}),
-        ...(lokiLine ? { lokiLine: lokiLine.toString('utf8') } : {}),
-        severity: e.severity[k],
-        line: e.redacted[k] ?? segment.lines[i],
-      };
-    }),
+    kept: entriesOf(segment, e, settings, 0).map(({ document, lokiLine, severity, line }) => ({
+      ...(document ? { document: document.toString('utf8') } : {}),
+      ...(lokiLine ? { lokiLine: lokiLine.toString('utf8') } : {}),
+      severity,
+      line,
+    })),
     severities: [...e.counts.severities].sort(),
   };
 }
