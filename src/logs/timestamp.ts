@@ -52,16 +52,24 @@ function regionOffsetAt(format: Intl.DateTimeFormat, utcMs: number): number {
  * Minutes east of UTC for `zone` at the wall-clock time `localMs` (a local time read as if it were UTC),
  * or undefined when the zone is unknown.
  */
-export function zoneOffsetMinutes(zone: string, localMs: number): number | undefined {
-  const z = zone.trim();
+/**
+ * Minutes east of UTC of a zone whose offset never changes (an abbreviation or an offset), `undefined` for an
+ * invalid offset, `'region'` for anything else (a region id, whose offset depends on the date).
+ */
+function fixedOffsetMinutes(z: string): number | undefined | 'region' {
   const abbreviation = ABBREVIATIONS[z.toUpperCase()];
   if (abbreviation !== undefined) return abbreviation;
   const m = OFFSET.exec(z);
-  if (m) {
-    const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
-    if (Number(m[2]) > 18 || Number(m[3] ?? 0) > 59) return undefined;
-    return m[1] === '-' ? -minutes : minutes;
-  }
+  if (!m) return 'region';
+  const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
+  if (Number(m[2]) > 18 || Number(m[3] ?? 0) > 59) return undefined;
+  return m[1] === '-' ? -minutes : minutes;
+}
+
+export function zoneOffsetMinutes(zone: string, localMs: number): number | undefined {
+  const z = zone.trim();
+  const fixed = fixedOffsetMinutes(z);
+  if (fixed !== 'region') return fixed;
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(z)) return undefined;
   const format = regionFormat(z);
   if (!format) return undefined;
@@ -167,10 +175,9 @@ export class TimestampConverter {
     this.date = date;
     this.zone = zone;
     this.base = Number.NaN;
+    if (typeof fixedOffsetMinutes(zone.trim()) !== 'number') return; // region zones change offset with DST
     const midnight = toUtcTimestamp(date, '00:00:00', zone);
-    const z = zone.trim();
-    const fixed = ABBREVIATIONS[z.toUpperCase()] !== undefined || OFFSET.test(z);
-    if (midnight.ok && fixed) this.base = midnight.ms;
+    if (midnight.ok) this.base = midnight.ms;
   }
 }
 
