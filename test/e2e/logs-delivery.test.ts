@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
+import { startExporterProcess, writeLogsConfig, type RunningExporter } from '../helpers/exporter-process.js';
 import { startLokiReceiver, type LokiReceiver, type ReceivedLine } from '../helpers/loki-receiver.js';
 import { waitFor } from '../helpers/ports.js';
 
@@ -159,28 +158,19 @@ describe('log shipping survives SIGKILLs, rotations and a receiver outage', () =
     sim = await startSimulator({ auth: 'basic', frozen: true, logs: { linesPerSecond: 0 } });
     receiver = await startLokiReceiver();
     log = new DeliveryLog(receiver);
-    const config = join(dir, 'config.yaml');
-    writeFileSync(
-      config,
-      stringify({
-        servers: [{ name: 'wse-1', url: sim.url, username: sim.username, auth: 'basic' }],
-        logs: {
-          positions_file: join(dir, 'positions.json'),
-          positions_sync_interval: '100ms',
-          follow_interval: '200ms',
-          line_count: MAX_LINES,
-          start_at: 'beginning',
-          log_types: ['access'],
-          sinks: [{ type: 'loki', url: receiver.url, timeout: '2s' }],
-          batch: { max_lines: MAX_LINES, max_wait: '200ms' },
-          retry: { min_backoff: '100ms', max_backoff: '1s' },
-          // Smaller than the outage's backlog: the followers must pause, then catch up.
-          queue_lines: 2000,
-          dead_letter_file: join(dir, 'dead-letter.ndjson'),
-          drain_timeout: '3s',
-        },
-      }),
-    );
+    const config = writeLogsConfig(dir, sim, {
+      positions_sync_interval: '100ms',
+      follow_interval: '200ms',
+      line_count: MAX_LINES,
+      start_at: 'beginning',
+      log_types: ['access'],
+      sinks: [{ type: 'loki', url: receiver.url, timeout: '2s' }],
+      batch: { max_lines: MAX_LINES, max_wait: '200ms' },
+      retry: { min_backoff: '100ms', max_backoff: '1s' },
+      // Smaller than the outage's backlog: the followers must pause, then catch up.
+      queue_lines: 2000,
+      drain_timeout: '3s',
+    });
     writer = new PacedWriter(sim, RATE);
 
     // Run 1: streaming, killed mid-stream; the log rotates while no exporter runs.

@@ -1,12 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
+import { samples, startExporterProcess, writeLogsConfig, type RunningExporter } from '../helpers/exporter-process.js';
 import { startLokiReceiver, type LokiReceiver } from '../helpers/loki-receiver.js';
 import { waitFor } from '../helpers/ports.js';
 
@@ -62,26 +61,17 @@ describe('log filters: min_severity in the exporter, noDebug on the server', () 
     sim = await startSimulator({ auth: 'basic', frozen: true, logs: { linesPerSecond: 0 } });
     proxy = await startRecordingProxy(sim.url);
     receiver = await startLokiReceiver();
-    const config = join(dir, 'config.yaml');
-    writeFileSync(
-      config,
-      stringify({
-        servers: [{ name: 'wse-1', url: proxy.url, username: sim.username, auth: 'basic' }],
-        logs: {
-          positions_file: join(dir, 'positions.json'),
-          follow_interval: '200ms',
-          line_count: LINE_COUNT,
-          // The files' own lines (startup, generated: every severity) go through the filters too.
-          start_at: 'beginning',
-          log_types: ['access', 'error'],
-          server_filter: { flags: ['noDebug'] },
-          filters: { min_severity: 'warn' },
-          sinks: [{ type: 'loki', url: receiver.url }],
-          batch: { max_wait: '200ms' },
-          dead_letter_file: join(dir, 'dead-letter.ndjson'),
-        },
-      }),
-    );
+    const config = writeLogsConfig(dir, { url: proxy.url, username: sim.username }, {
+      follow_interval: '200ms',
+      line_count: LINE_COUNT,
+      // The files' own lines (startup, generated: every severity) go through the filters too.
+      start_at: 'beginning',
+      log_types: ['access', 'error'],
+      server_filter: { flags: ['noDebug'] },
+      filters: { min_severity: 'warn' },
+      sinks: [{ type: 'loki', url: receiver.url }],
+      batch: { max_wait: '200ms' },
+    });
     exporter = await startExporterProcess(['--config', config], { WOWZA_PASSWORD: sim.password });
 
     for (const type of [ACCESS, ERROR]) {

@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
+import { startExporterProcess, writeLogsConfig, type RunningExporter } from '../helpers/exporter-process.js';
 import { startLokiReceiver, type LokiReceiver } from '../helpers/loki-receiver.js';
 import { waitFor } from '../helpers/ports.js';
 
@@ -49,26 +48,17 @@ describe('SIGTERM stops log shipping without losing or repeating a line', () => 
     dir = mkdtempSync(join(tmpdir(), 'wowza-logs-sigterm-'));
     sim = await startSimulator({ auth: 'basic', frozen: true, logs: { linesPerSecond: 0 } });
     receiver = await startLokiReceiver();
-    config = join(dir, 'config.yaml');
-    writeFileSync(
-      config,
-      stringify({
-        servers: [{ name: 'wse-1', url: sim.url, username: sim.username, auth: 'basic' }],
-        logs: {
-          positions_file: join(dir, 'positions.json'),
-          positions_sync_interval: '30s',
-          follow_interval: '200ms',
-          line_count: 200,
-          start_at: 'beginning',
-          log_types: ['access'],
-          sinks: [{ type: 'loki', url: receiver.url }],
-          batch: { max_lines: 200, max_wait: '200ms' },
-          retry: { min_backoff: '100ms', max_backoff: '1s' },
-          dead_letter_file: join(dir, 'dead-letter.ndjson'),
-          drain_timeout: '5s',
-        },
-      }),
-    );
+    config = writeLogsConfig(dir, sim, {
+      positions_sync_interval: '30s',
+      follow_interval: '200ms',
+      line_count: 200,
+      start_at: 'beginning',
+      log_types: ['access'],
+      sinks: [{ type: 'loki', url: receiver.url }],
+      batch: { max_lines: 200, max_wait: '200ms' },
+      retry: { min_backoff: '100ms', max_backoff: '1s' },
+      drain_timeout: '5s',
+    });
     timer = setInterval(() => {
       const n = Math.min(RATE / 20, TOTAL - written);
       sim.logs.append(
@@ -136,24 +126,15 @@ describe('SIGTERM while the receiver is down', () => {
   });
 
   it('gives up after drain_timeout, exits 0, and the next start delivers what was held, once', async () => {
-    const config = join(dir, 'config.yaml');
-    writeFileSync(
-      config,
-      stringify({
-        servers: [{ name: 'wse-1', url: sim.url, username: sim.username, auth: 'basic' }],
-        logs: {
-          positions_file: join(dir, 'positions.json'),
-          follow_interval: '200ms',
-          start_at: 'beginning',
-          log_types: ['access'],
-          sinks: [{ type: 'loki', url: receiver.url }],
-          batch: { max_wait: '200ms' },
-          retry: { min_backoff: '100ms', max_backoff: '500ms' },
-          dead_letter_file: join(dir, 'dead-letter.ndjson'),
-          drain_timeout: '1s',
-        },
-      }),
-    );
+    const config = writeLogsConfig(dir, sim, {
+      follow_interval: '200ms',
+      start_at: 'beginning',
+      log_types: ['access'],
+      sinks: [{ type: 'loki', url: receiver.url }],
+      batch: { max_wait: '200ms' },
+      retry: { min_backoff: '100ms', max_backoff: '500ms' },
+      drain_timeout: '1s',
+    });
     await receiver.down('unavailable');
     sim.logs.append(ACCESS, Array.from({ length: 500 }, (_, i) => ({ 'x-event': 'play', 'x-severity': 'INFO', 'x-comment': `seq=${i + 1}` })));
     exporter = await startExporterProcess(['--config', config], { WOWZA_PASSWORD: sim.password });

@@ -1,12 +1,30 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
 import { freePort, waitFor } from './ports.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 if (!existsSync(CLI)) {
   throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does it)`);
+}
+
+/**
+ * Writes `dir/config.yaml` for a log-shipping run against one server (`wse-1`, basic auth): the positions and
+ * dead-letter files in `dir`, then `logs`. Returns the path.
+ */
+export function writeLogsConfig(dir: string, server: { url: string; username: string }, logs: Record<string, unknown>): string {
+  const path = join(dir, 'config.yaml');
+  writeFileSync(
+    path,
+    stringify({
+      servers: [{ name: 'wse-1', url: server.url, username: server.username, auth: 'basic' }],
+      logs: { positions_file: join(dir, 'positions.json'), dead_letter_file: join(dir, 'dead-letter.ndjson'), ...logs },
+    }),
+  );
+  return path;
 }
 
 export interface RunningExporter {
