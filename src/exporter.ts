@@ -167,7 +167,7 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
   // Log shipping runs beside the collectors, each server's log endpoints through its own client. It starts
   // first: a bad sink (an unreadable secret file) must stop the start before anything listens or polls.
   if (runtime.config.logs && runtime.collectors.logs.enabled) {
-    logClients = runtime.servers.map((t) => new WowzaClient(t, { onRequest: (endpoint, code) => self.apiRequests.inc({ server: t.name, endpoint, code }) }));
+    logClients = runtime.logServers.map((t) => new WowzaClient(t, { onRequest: (endpoint, code) => self.apiRequests.inc({ server: t.name, endpoint, code }) }));
     shipping = await startLogShipping({
       sources: logClients.map((c) => new WowzaLogSource(c)),
       config: runtime.config.logs,

@@ -8,6 +8,7 @@ import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
 import { WowzaError } from '../wowza/errors.js';
 import type { Collector, PollContext } from './collector.js';
 import { Discovery } from './discovery.js';
+import { pollDeadlineMs } from './poll-deadline.js';
 
 /** Errors that mean the API was not reached or did not accept us: `wowza_up` 0. */
 const UNREACHABLE = new Set(['auth', 'network', 'tls', 'timeout']);
@@ -206,8 +207,7 @@ export class Scheduler {
     const { server, collector } = job.spec;
     const labels = { server, collector };
     const log = this.o.logger.child({ component: 'collector', collector, server });
-    // The deadline stays below the interval so a slow server cannot make polls pile up.
-    const signal = AbortSignal.timeout(Math.max(100, Math.floor(job.spec.intervalMs * 0.9)));
+    const signal = AbortSignal.timeout(pollDeadlineMs(job.spec.intervalMs));
     const result = await job.spec.poll(signal, log);
     const { self, store } = this.o;
     self.collectorDuration.set(labels, result.seconds);

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import type { WowzaTarget } from '../wowza/client.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, defaultRequestTimeoutMs, pollDeadlineMs } from '../collectors/poll-deadline.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { COLLECTOR_NAMES, ConfigSchema, type CollectorName, type Config, type ModuleConfig, type ServerConfig } from './schema.js';
 import { readSecretFile } from './secrets.js';
@@ -40,7 +41,10 @@ export interface ProbeModule {
 
 export interface RuntimeConfig {
   config: Config;
+  /** The servers as the collectors poll them (request timeout within the poll deadline). */
   servers: WowzaTarget[];
+  /** The same servers for log following, whose requests the poll interval does not bound. */
+  logServers: WowzaTarget[];
   modules: Map<string, ProbeModule>;
   videoToken?: string;
   webhookSecret?: string;
@@ -176,15 +180,6 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
 
 /** Reads secret files, fills defaults that depend on other keys, and checks cross-field rules. */
 export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.env, warn: Warn = () => {}): RuntimeConfig {
-  const servers = config.servers.length > 0 ? config.servers : [ConfigSchemaServerDefault()];
-  const names = new Set<string>();
-  const targets = servers.map((s, i) => {
-    const name = s.name ?? defaultServerName(s.url);
-    if (names.has(name)) throw new ConfigError(`servers[${i}].name: "${name}" is used twice; give each server a unique name`);
-    names.add(name);
-    return toTarget(s, name, `servers[${i}]`, config, env, warn);
-  });
-
   const intervalOf = (n: CollectorName) => {
     const t = config.collectors[n];
     return typeof t === 'object' && t.interval !== undefined ? t.interval : n === 'video' ? config.video.interval : config.poll.interval;
@@ -197,12 +192,20 @@ export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.e
   const collectors = Object.fromEntries(
     COLLECTOR_NAMES.map((n) => [n, { enabled: enabledOf(n), intervalMs: intervalOf(n) }]),
   ) as RuntimeConfig['collectors'];
+  const fastest = fastestPoll(config, collectors);
 
-  targets.forEach((t, i) => {
-    if (t.timeoutMs >= config.poll.interval) {
-      const key = servers[i]!.timeout !== undefined ? `servers[${i}].timeout` : 'poll.timeout';
-      throw new ConfigError(`${key}: the request timeout of server ${t.name} (${t.timeoutMs} ms) must be shorter than poll.interval (${config.poll.interval} ms)`);
-    }
+  const servers = config.servers.length > 0 ? config.servers : [ConfigSchemaServerDefault()];
+  const names = new Set<string>();
+  const logServers: WowzaTarget[] = [];
+  const targets = servers.map((s, i) => {
+    const name = s.name ?? defaultServerName(s.url);
+    if (names.has(name)) throw new ConfigError(`servers[${i}].name: "${name}" is used twice; give each server a unique name`);
+    names.add(name);
+    const field = `servers[${i}]`;
+    const target = toTarget(s, name, field, requestTimeout(s, field, config, fastest), config, env, warn);
+    // Log reads run on their own schedule: the poll interval does not bound them.
+    logServers.push({ ...target, timeoutMs: s.timeout ?? config.poll.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS });
+    return target;
   });
 
   const modules = new Map<string, ProbeModule>();
@@ -230,7 +233,7 @@ export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.e
     });
   }
 
-  return { config, servers: targets, modules, videoToken, webhookSecret, collectors };
+  return { config, servers: targets, logServers, modules, videoToken, webhookSecret, collectors };
 }
 
 /**
@@ -270,7 +273,44 @@ function ConfigSchemaServerDefault(): ServerConfig {
   return ConfigSchema.shape.servers.parse([{ url: DEFAULT_URL }])[0]!;
 }
 
-function toTarget(s: ServerConfig, name: string, field: string, config: Config, env: NodeJS.ProcessEnv, warn: Warn): WowzaTarget {
+/** The WSE collector that polls most often, whose poll deadline every request of a server must fit in. */
+function fastestPoll(config: Config, collectors: RuntimeConfig['collectors']): { intervalMs: number; key: string } {
+  let best = { intervalMs: config.poll.interval, key: 'poll.interval' };
+  let any = false;
+  for (const name of COLLECTOR_NAMES) {
+    if (name === 'logs' || name === 'video' || !collectors[name].enabled) continue;
+    const own = config.collectors[name];
+    const key = typeof own === 'object' && own.interval !== undefined ? `collectors.${name}.interval` : 'poll.interval';
+    if (!any || collectors[name].intervalMs < best.intervalMs) best = { intervalMs: collectors[name].intervalMs, key };
+    any = true;
+  }
+  return best;
+}
+
+/**
+ * A configured timeout (the server's, else `poll.timeout`) must end before the poll deadline of the fastest
+ * collector, or every slow request would be cut by the poll instead; without one, the default follows the
+ * interval, so any interval from 1 s up works on its own.
+ */
+function requestTimeout(s: ServerConfig, field: string, config: Config, fastest: { intervalMs: number; key: string }): number {
+  const explicit = s.timeout ?? config.poll.timeout;
+  if (explicit === undefined) return defaultRequestTimeoutMs(fastest.intervalMs);
+  const deadline = pollDeadlineMs(fastest.intervalMs);
+  if (explicit >= deadline) {
+    const key = s.timeout !== undefined ? `${field}.timeout` : 'poll.timeout';
+    throw new ConfigError(
+      `${key}: the request timeout (${formatMs(explicit)}) must be shorter than the poll deadline of ${fastest.key} ` +
+        `${formatMs(fastest.intervalMs)} (${formatMs(deadline)}, 90 % of it); shorten ${key}, lengthen ${fastest.key}, or leave the timeout unset to follow the interval`,
+    );
+  }
+  return explicit;
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+function toTarget(s: ServerConfig, name: string, field: string, timeoutMs: number, config: Config, env: NodeJS.ProcessEnv, warn: Warn): WowzaTarget {
   checkCaFile(s.tls.ca_file, `${field}.tls.ca_file`);
   const password = s.password_file ? readSecretFile(s.password_file, `${field}.password_file`, warn) : env.WOWZA_PASSWORD;
   return {
@@ -279,7 +319,7 @@ function toTarget(s: ServerConfig, name: string, field: string, config: Config, 
     username: s.username,
     password,
     auth: s.auth,
-    timeoutMs: s.timeout ?? config.poll.timeout,
+    timeoutMs,
     maxResponseBytes: s.max_response_size,
     tls: { caFile: s.tls.ca_file, insecureSkipVerify: s.tls.insecure_skip_verify },
     serverName: s.server_name,

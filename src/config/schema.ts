@@ -129,14 +129,14 @@ export const ConfigSchema = z.strictObject({
   poll: z
     .strictObject({
       interval: Duration.default(15_000),
-      /** Request deadline when a server sets none; capped below the interval. */
-      timeout: Duration.default(5_000),
+      /** Request deadline when a server sets none; default 5 s, or 80 % of the shortest collector interval below 6.25 s. */
+      timeout: Duration.optional(),
       /** Parallel API requests per server. */
       concurrency: z.number().int().min(1).max(256).default(8),
       /** Random delay added to each poll start, as a share of the interval. */
       jitter: z.number().min(0).max(0.5).default(0.1),
     })
-    .default({ interval: 15_000, timeout: 5_000, concurrency: 8, jitter: 0.1 }),
+    .default({ interval: 15_000, concurrency: 8, jitter: 0.1 }),
   collectors: z.partialRecord(z.enum(COLLECTOR_NAMES), CollectorToggle).default({}),
   discovery: z
     .strictObject({

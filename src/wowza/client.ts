@@ -202,13 +202,19 @@ export class WowzaClient {
   private classify(err: unknown, site: CallSite, deadline: AbortSignal, caller?: AbortSignal): WowzaError {
     if (err instanceof WowzaError) return err;
     if (err instanceof BodyTooLargeError) return new WowzaTooLargeError(site, this.target.maxResponseBytes);
-    if (caller?.aborted) return new WowzaAbortedError(site);
+    // The request's own timeout first: when both fired, "did not answer within" is the better account.
     if (deadline.aborted) return new WowzaTimeoutError(site, this.target.timeoutMs);
+    if (caller?.aborted) return new WowzaAbortedError(site, isTimeout(caller.reason) ? 'the poll deadline passed first' : undefined);
     const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
     const code = e.code && e.code !== 'UND_ERR_SOCKET' ? e.code : (e.cause?.code ?? e.code);
     const detail = describeNetworkError(code, e.cause?.message ?? e.message ?? String(err));
     return new WowzaNetworkError(site, code, detail);
   }
+}
+
+/** The reason `AbortSignal.timeout()` aborts with: a poll deadline rather than a shutdown. */
+function isTimeout(reason: unknown): boolean {
+  return (reason as { name?: unknown } | null)?.name === 'TimeoutError';
 }
 
 function describeNetworkError(code: string | undefined, message: string): string {

@@ -69,7 +69,7 @@ export class WowzaNetworkError extends WowzaError {
 
 export class WowzaAbortedError extends WowzaError {
   readonly kind = 'aborted';
-  constructor(site: CallSite) {
-    super(`${site.endpoint} request was cancelled (${site.url})`, site);
+  constructor(site: CallSite, why?: string) {
+    super(`${site.endpoint} request was cancelled${why ? `: ${why}` : ''} (${site.url})`, site);
   }
 }

@@ -108,8 +108,28 @@ describe('config loading', () => {
     expect(configError(() => loadConfig({ wowzaPasswordFile: join(dir, 'nope') }, {}))).toMatch(/servers\[0\]\.password_file: cannot read .* \(ENOENT\)/);
   });
 
-  it('rejects duplicate names and a timeout not below the interval', () => {
+  it('rejects duplicate names and a set timeout that does not fit the poll deadline, naming both settings', () => {
     expect(configError(() => loadConfig({ wowzaUrl: ['http://h:1', 'http://h:1'] }, {}))).toMatch(/used twice/);
-    expect(configError(() => loadConfig({ wowzaTimeout: '20s', pollInterval: '15s' }, {}))).toMatch(/must be shorter than poll.interval/);
+    expect(configError(() => loadConfig({ wowzaTimeout: '20s', pollInterval: '15s' }, {}))).toMatch(
+      /^servers\[0\]\.timeout: the request timeout \(20s\) must be shorter than the poll deadline of poll\.interval 15s \(13500ms/,
+    );
+    // A collector of its own, faster interval is the one a request must fit in.
+    const cfg = file('fast-machine.yaml', 'poll:\n  timeout: 3s\ncollectors:\n  machine: {interval: 2s}\n');
+    expect(configError(() => loadConfig({ config: cfg }, {}))).toMatch(/^poll\.timeout: .* collectors\.machine\.interval 2s \(1800ms/);
+  });
+
+  it('lets the request timeout follow any interval from 1 s up when none is set', () => {
+    for (const [interval, timeout] of [['1s', 800], ['2s', 1600], ['5s', 4000], ['6250ms', 5000], ['15s', 5000], ['1m', 5000]] as const) {
+      const rt = loadConfig({ pollInterval: interval }, {});
+      expect(rt.servers[0]!.timeoutMs, interval).toBe(timeout);
+      // Log reads are not bound by the poll interval.
+      expect(rt.logServers[0]!.timeoutMs, interval).toBe(5000);
+    }
+    const cfg = file('fast-stream.yaml', 'collectors:\n  stream: {interval: 1s}\n  machine: {enabled: true, interval: 500ms}\n');
+    expect(loadConfig({ config: cfg }, {}).servers[0]!.timeoutMs).toBe(400);
+    // A disabled collector's interval does not count.
+    const off = file('fast-off.yaml', 'collectors:\n  machine: {enabled: false, interval: 1s}\n');
+    expect(loadConfig({ config: off }, {}).servers[0]!.timeoutMs).toBe(5000);
+    expect(loadConfig({ pollInterval: '1s', wowzaTimeout: '700ms' }, {}).servers[0]!.timeoutMs).toBe(700);
   });
 });
