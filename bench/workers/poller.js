@@ -75,7 +75,7 @@ serveRpc({
     const signal = AbortSignal.timeout(CYCLE_DEADLINE_MS);
     const cpu = process.cpuUsage();
     const started = performance.now();
-    const results = await Promise.all(collectors.map((c) => runCollector(c, server.context(signal, log))));
+    const results = await Promise.all(collectors.map((c) => runCollector(c, server.context(c.name, signal, log))));
     for (const r of results) if (r.ok) store.put(name, r.collector, r.set);
     const ms = performance.now() - started;
     return {

@@ -1,7 +1,6 @@
 import { M } from '../metrics/definitions.js';
-import { WowzaHttpError } from '../wowza/errors.js';
 import type { Collector } from './collector.js';
-import { addCurrentStats } from './current-stats.js';
+import { addCurrentStats, ifStillThere } from './current-stats.js';
 
 const DEFS = {
   uptime: M.applicationUptime,
@@ -24,14 +23,8 @@ export const applicationCollector: Collector = {
     await Promise.all(
       topology.apps.map(async ({ vhost, app }) => {
         const labels = { server: ctx.server, vhost, application: app.id };
-        let stats;
-        try {
-          stats = await ctx.limit(() => ctx.client.applicationCurrent(vhost, app.id, ctx.signal));
-        } catch (err) {
-          // Removed since discovery: it has no series now, which is the truth.
-          if (err instanceof WowzaHttpError && err.status === 404) return;
-          throw err;
-        }
+        const stats = await ifStillThere(ctx, () => ctx.limit(() => ctx.client.applicationCurrent(vhost, app.id, ctx.signal)));
+        if (!stats) return;
         out.add(
           M.applicationInfo,
           { ...labels, app_type: app.appType ?? 'unknown', dvr: flag(app.dvrEnabled), transcoder: flag(app.transcoderEnabled), drm: flag(app.drmEnabled) },

@@ -16,6 +16,8 @@ export interface PollContext {
   readonly signal: AbortSignal;
   readonly discovery: Discovery;
   readonly log: Logger;
+  /** Counts an object discovery listed that answered 404 by the time its statistics were read. */
+  readonly vanished: () => void;
 }
 
 /** One source of metrics: a WSE endpoint family. Fills `out` or throws; never returns partial old data. */

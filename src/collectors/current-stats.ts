@@ -1,6 +1,8 @@
 import type { MetricDef } from '../metrics/definitions.js';
 import type { Labels, MetricSet } from '../metrics/metric-set.js';
 import type { CurrentStats } from '../wowza/schemas.js';
+import { WowzaHttpError } from '../wowza/errors.js';
+import type { PollContext } from './collector.js';
 import { protocolLabel } from './protocol.js';
 
 /** The metrics of one `monitoring/current` level (vhost, application or stream share the shape). */
@@ -29,4 +31,18 @@ export function addCurrentStats(out: MetricSet, defs: CurrentStatsDefs, labels: 
     byProtocol.set(p, (byProtocol.get(p) ?? 0) + value);
   }
   for (const [protocol, value] of byProtocol) out.add(defs.connections, { ...labels, protocol }, value);
+}
+
+/**
+ * The statistics of an object discovery listed, or undefined when it is gone by now: the API answers 404 for
+ * a removed object (reference, "Errors"). It then has no series, which is the truth, and is counted.
+ */
+export async function ifStillThere<T>(ctx: PollContext, read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if (!(err instanceof WowzaHttpError) || err.status !== 404) throw err;
+    ctx.vanished();
+    return undefined;
+  }
 }

@@ -23,8 +23,8 @@ export const instanceCollector: Collector = {
     for (const { vhost, app, instance } of topology.instances) {
       const labels = { server: ctx.server, vhost, application: app, instance: instance.name };
       out.add(M.instanceIncomingStreams, labels, instance.incomingStreams.length);
-      out.add(M.instanceOutgoingStreams, labels, instance.outgoingStreams.length);
-      out.add(M.instanceRecorders, labels, instance.recorders.length);
+      out.add(M.instanceOutgoingStreams, labels, instance.outgoingStreams?.length);
+      out.add(M.instanceRecorders, labels, instance.recorders?.length);
     }
     for (const s of topology.streams) {
       const labels = streamLabels(ctx.server, s);

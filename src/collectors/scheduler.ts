@@ -60,7 +60,7 @@ export class ServerRuntime {
     config: Config,
     discoveryMaxAgeMs: number,
     readonly log: Logger,
-    self?: SelfMetrics,
+    private readonly self?: SelfMetrics,
   ) {
     this.client = new WowzaClient(target, {
       onRequest: self ? (endpoint, code) => self.apiRequests.inc({ server: target.name, endpoint, code }) : undefined,
@@ -69,8 +69,10 @@ export class ServerRuntime {
     this.discovery = new Discovery(this.client, this.limit, config.discovery, discoveryMaxAgeMs, log);
   }
 
-  context(signal: AbortSignal, log: Logger): PollContext {
-    return { client: this.client, server: this.target.name, limit: this.limit, signal, discovery: this.discovery, log };
+  context(collector: string, signal: AbortSignal, log: Logger): PollContext {
+    const server = this.target.name;
+    const vanished = () => this.self?.vanishedObjects.inc({ server, collector });
+    return { client: this.client, server, limit: this.limit, signal, discovery: this.discovery, log, vanished };
   }
 
   close(): Promise<void> {
@@ -138,7 +140,7 @@ export class Scheduler {
           collector: collector.name,
           intervalMs: o.intervalOf(collector),
           setsUp: true,
-          poll: (signal, log) => runCollector(collector, runtime.context(signal, log)),
+          poll: (signal, log) => runCollector(collector, runtime.context(collector.name, signal, log)),
           invalidate: () => runtime.discovery.invalidate(),
         };
         this.jobs.push({ spec, again: false, polled: false });

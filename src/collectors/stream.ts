@@ -1,6 +1,6 @@
 import { M } from '../metrics/definitions.js';
 import type { Collector } from './collector.js';
-import { addCurrentStats } from './current-stats.js';
+import { addCurrentStats, ifStillThere } from './current-stats.js';
 import { streamLabels } from './instance.js';
 
 const DEFS = {
@@ -16,6 +16,7 @@ const DEFS = {
 /**
  * `{I}/incomingstreams/{stream}/monitoring/current` per stream the instance list shows (the list is the
  * truth for existence: the API answers 200 with zeros for streams that do not exist). One request per stream.
+ * Streams come and go all the time: one that ended since discovery (404) is left out, the rest stay.
  */
 export const streamCollector: Collector = {
   name: 'stream',
@@ -24,8 +25,8 @@ export const streamCollector: Collector = {
     const topology = await ctx.discovery.get(ctx.signal);
     await Promise.all(
       topology.streams.map(async (s) => {
-        const stats = await ctx.limit(() => ctx.client.streamCurrent(s.vhost, s.app, s.instance, s.name, ctx.signal));
-        addCurrentStats(out, DEFS, streamLabels(ctx.server, s), stats);
+        const stats = await ifStillThere(ctx, () => ctx.limit(() => ctx.client.streamCurrent(s.vhost, s.app, s.instance, s.name, ctx.signal)));
+        if (stats) addCurrentStats(out, DEFS, streamLabels(ctx.server, s), stats);
       }),
     );
   },

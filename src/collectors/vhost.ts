@@ -1,6 +1,6 @@
 import { M } from '../metrics/definitions.js';
 import type { Collector } from './collector.js';
-import { addCurrentStats } from './current-stats.js';
+import { addCurrentStats, ifStillThere } from './current-stats.js';
 
 const DEFS = {
   uptime: M.vhostUptime,
@@ -12,7 +12,7 @@ const DEFS = {
   sendRate: M.vhostSendRate,
 };
 
-/** `{V}/monitoring/current` per virtual host: connections by protocol, bytes in/out. One request per vhost. */
+/** `{V}/monitoring/current` per virtual host: connections by protocol, bytes in/out. One request per vhost; one removed since discovery (404) is left out. */
 export const vhostCollector: Collector = {
   name: 'vhost',
   description: 'virtual host connections and traffic ({V}/monitoring/current)',
@@ -20,8 +20,8 @@ export const vhostCollector: Collector = {
     const topology = await ctx.discovery.get(ctx.signal);
     await Promise.all(
       topology.vhosts.map(async (vhost) => {
-        const stats = await ctx.limit(() => ctx.client.vhostCurrent(vhost, ctx.signal));
-        addCurrentStats(out, DEFS, { server: ctx.server, vhost }, stats);
+        const stats = await ifStillThere(ctx, () => ctx.limit(() => ctx.client.vhostCurrent(vhost, ctx.signal)));
+        if (stats) addCurrentStats(out, DEFS, { server: ctx.server, vhost }, stats);
       }),
     );
   },

@@ -292,7 +292,7 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
     const limit = pLimit(concurrency);
     const signal = AbortSignal.timeout(Math.max(o.intervalMs * 4, 30_000));
     const discovery = new Discovery(counting, limit, o.config.discovery, 60_000, o.logger);
-    const ctx = { client: counting, server: o.target.name, limit, signal, discovery, log: o.logger };
+    const ctx = { client: counting, server: o.target.name, limit, signal, discovery, log: o.logger, vanished: () => {} };
     const started = performance.now();
     const topology = await discovery.get(signal);
     const results = await Promise.all(o.collectors.map((c) => runCollector(c, ctx)));

@@ -68,7 +68,7 @@ export async function probe(
   const discovery = new Discovery(client, limit, runtime.config.discovery, deadlineMs, log);
   const server = target.name;
   try {
-    const ctx = { client, server, limit, signal, discovery, log };
+    const ctx = { client, server, limit, signal, discovery, log, vanished: () => {} };
     const results = await Promise.all(collectors.map((c) => runCollector(c, ctx)));
     const meta = new MetricSet();
     let reached = results.length > 0;

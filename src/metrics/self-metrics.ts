@@ -9,6 +9,7 @@ export interface SelfMetrics {
   collectorDuration: Gauge<'server' | 'collector'>;
   lastPoll: Gauge<'server' | 'collector'>;
   apiRequests: Counter<'server' | 'endpoint' | 'code'>;
+  vanishedObjects: Counter<'server' | 'collector'>;
 }
 
 export function createSelfMetrics(options: { processMetrics?: boolean } = {}): SelfMetrics {
@@ -49,6 +50,12 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
       name: 'wowza_exporter_api_requests_total',
       help: 'REST API requests sent, by endpoint template and HTTP status code (or error kind).',
       labelNames: ['server', 'endpoint', 'code'],
+      registers: [registry],
+    }),
+    vanishedObjects: new Counter({
+      name: 'wowza_exporter_vanished_objects_total',
+      help: 'Objects (streams, vhosts, applications) discovery listed that were gone (HTTP 404) when their statistics were read; left out of that poll.',
+      labelNames: ['server', 'collector'],
       registers: [registry],
     }),
   };

@@ -1,22 +1,14 @@
 import { z } from 'zod';
 
 /**
- * Response schemas for the WSE REST API. They accept what real servers send rather than what the published
- * schema says: unknown fields pass through, numbers may arrive as strings, machine values may be objects,
- * and several fields may be null or missing.
+ * Response schemas for the WSE REST API (../shared/reference/wse-rest-api.md, with what real servers do from
+ * wowza-api.md): as strict as the reference and no stricter. A list wrapper without its key is an unreadable
+ * answer; item fields the exporter does not need, or the reference does not show, may be absent or null;
+ * unknown fields pass through; numbers may arrive as strings.
  */
 
-/** A number, a numeric string, or an object carrying the number (`{"value": 12}`), as real servers vary. */
-const toNumber = (v: unknown): unknown => {
-  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
-  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-    const o = v as Record<string, unknown>;
-    if ('value' in o) return toNumber(o.value);
-    const first = Object.values(o).find((x) => typeof x === 'number' || (typeof x === 'string' && x.trim() !== '' && Number.isFinite(Number(x))));
-    return first === undefined ? v : toNumber(first);
-  }
-  return v;
-};
+/** A number or a numeric string (`"bytesIn":"123"`, as some servers and proxies send). */
+const toNumber = (v: unknown): unknown => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
 export const num = z.preprocess(toNumber, z.number());
 const optNum = num.nullish();
 
@@ -29,18 +21,48 @@ export const bool = z.preprocess(toBool, z.boolean());
 const optBool = bool.nullish();
 const optStr = z.string().nullish();
 
+/**
+ * A list a wrapper must carry (`vhosts`, `applications`, `instanceList`...): without its key the answer
+ * cannot be read, which must fail loudly rather than pass as an empty server. `null` is an empty list.
+ */
+function requiredList<T extends z.ZodType>(key: string, item: T) {
+  return z
+    .array(item, { error: (issue) => (issue.input === undefined ? `missing: the answer has no "${key}" list` : undefined) })
+    .nullable()
+    .transform((v) => v ?? []);
+}
+
+/** An item list the reference does not promise: absent stays absent (its metric is left out, not 0). */
+const optionalList = <T extends z.ZodType>(item: T) => z.array(item).nullish().transform((v) => v ?? undefined);
+
+/**
+ * A machine statistic. The reference calls each "an object" without showing its fields; real servers send
+ * plain numbers (wowza-api.md). Only a plain number, a numeric string or an object's numeric `value` is
+ * read: taking any numeric-looking member could pick `version` or a timestamp.
+ */
+const machineValue = z
+  .preprocess((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) && 'value' in v ? toNumber((v as { value: unknown }).value) : toNumber(v)), z.unknown())
+  .pipe(
+    z.number({
+      error: (issue) =>
+        `expected a number, or an object holding it in "value"; got ${JSON.stringify(issue.input)?.slice(0, 80) ?? String(issue.input)}`,
+    }),
+  )
+  .nullish();
+
+/** `/v2/machine/monitoring/current` (reference: Machine monitoring (current)). */
 export const MachineCurrent = z.looseObject({
   serverUptime: optNum,
-  cpuIdle: optNum,
-  cpuUser: optNum,
-  cpuSystem: optNum,
-  memoryFree: optNum,
-  memoryUsed: optNum,
-  heapFree: optNum,
-  heapUsed: optNum,
-  diskFree: optNum,
-  diskUsed: optNum,
-  connectionCount: optNum,
+  cpuIdle: machineValue,
+  cpuUser: machineValue,
+  cpuSystem: machineValue,
+  memoryFree: machineValue,
+  memoryUsed: machineValue,
+  heapFree: machineValue,
+  heapUsed: machineValue,
+  diskFree: machineValue,
+  diskUsed: machineValue,
+  connectionCount: machineValue,
 });
 export type MachineCurrent = z.infer<typeof MachineCurrent>;
 
@@ -63,19 +85,45 @@ export const ServerStatus = z.looseObject({
 });
 export type ServerStatus = z.infer<typeof ServerStatus>;
 
+/**
+ * The name of a list item whose fields the reference does not show (`vhosts[]`, `serverLogFiles[]`): `id` as
+ * real servers send it, else `name`, else the last segment of `href`.
+ */
+function itemName(o: { id?: unknown; name?: unknown; href?: unknown }): string | undefined {
+  for (const v of [o.id, o.name]) if (typeof v === 'string' && v !== '') return v;
+  if (typeof o.href === 'string') {
+    const last = o.href.replace(/\/+$/, '').split('/').pop();
+    if (last) {
+      try {
+        return decodeURIComponent(last);
+      } catch {
+        return last;
+      }
+    }
+  }
+  return undefined;
+}
+
+const namedItem = <S extends z.ZodRawShape>(shape: S) =>
+  z.looseObject({ id: optStr, name: optStr, href: optStr, ...shape }).transform((o, ctx) => {
+    const id = itemName(o);
+    if (id === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['id'], message: 'missing: the item has no id, name or href' });
+      return z.NEVER;
+    }
+    return { ...o, id };
+  });
+
+/** `{S}/vhosts` (reference: Vhost list `vhosts`; item fields not shown there, wowza-api.md lists them). */
 export const VHostList = z.looseObject({
-  vhosts: z
-    .array(
-      z.looseObject({
-        id: z.string(),
-        href: optStr,
-        connectingIPAddress: optStr,
-        connectingPort: optNum,
-        connectingSSLEnable: optBool,
-      }),
-    )
-    .nullish()
-    .transform((v) => v ?? []),
+  vhosts: requiredList(
+    'vhosts',
+    namedItem({
+      connectingIPAddress: optStr,
+      connectingPort: optNum,
+      connectingSSLEnable: optBool,
+    }),
+  ),
 });
 export type VHostList = z.infer<typeof VHostList>;
 
@@ -94,21 +142,20 @@ export const CurrentStats = z.looseObject({
 });
 export type CurrentStats = z.infer<typeof CurrentStats>;
 
+/** `{V}/applications` (reference: Application list, AppShortObject). `appType` may be null on real servers. */
 export const ApplicationList = z.looseObject({
-  applications: z
-    .array(
-      z.looseObject({
-        id: z.string(),
-        href: optStr,
-        appType: optStr,
-        dvrEnabled: optBool,
-        drmEnabled: optBool,
-        transcoderEnabled: optBool,
-        streamTargetsEnabled: optBool,
-      }),
-    )
-    .nullish()
-    .transform((v) => v ?? []),
+  applications: requiredList(
+    'applications',
+    z.looseObject({
+      id: z.string(),
+      href: optStr,
+      appType: optStr,
+      dvrEnabled: optBool,
+      drmEnabled: optBool,
+      transcoderEnabled: optBool,
+      streamTargetsEnabled: optBool,
+    }),
+  ),
 });
 export type ApplicationList = z.infer<typeof ApplicationList>;
 
@@ -125,28 +172,28 @@ export const IncomingStream = z.looseObject({
 });
 export type IncomingStream = z.infer<typeof IncomingStream>;
 
-const list = <T extends z.ZodType>(item: T) =>
-  z
-    .array(item)
-    .nullish()
-    .transform((v) => v ?? []);
-
+/**
+ * `{A}/instances`. The reference does not show instance fields; wowza-api.md does. The incoming streams are
+ * what the exporter is for, so their list must be there; the other lists only feed counts.
+ */
 export const InstanceList = z.looseObject({
-  instanceList: list(
+  instanceList: requiredList(
+    'instanceList',
     z.looseObject({
       name: z.string(),
-      incomingStreams: list(IncomingStream),
-      outgoingStreams: list(z.unknown()),
-      recorders: list(z.unknown()),
-      streamGroups: list(z.unknown()),
+      incomingStreams: requiredList('incomingStreams', IncomingStream),
+      outgoingStreams: optionalList(z.unknown()),
+      recorders: optionalList(z.unknown()),
+      streamGroups: optionalList(z.unknown()),
     }),
   ),
 });
 export type InstanceList = z.infer<typeof InstanceList>;
 
-/** `{S}/logs`: log type names, as strings or as objects naming them. */
+/** `{S}/logs` (reference: Log type list, `serverLogType` array of string); objects naming a type are read too. */
 export const LogTypeList = z.looseObject({
-  serverLogType: list(
+  serverLogType: requiredList(
+    'serverLogType',
     z.union([
       z.string(),
       z.looseObject({ id: optStr, name: optStr, logType: optStr, type: optStr }).transform((o) => o.id ?? o.name ?? o.logType ?? o.type ?? ''),
@@ -154,20 +201,21 @@ export const LogTypeList = z.looseObject({
   ),
 });
 
+/**
+ * `{S}/logfiles` (reference: Log file list `serverLogFiles`; item fields not shown there). An item that names
+ * no file is skipped rather than failing the list: the follower only needs the files it can name.
+ */
 export const LogFileList = z.looseObject({
-  serverLogFiles: list(
-    z.looseObject({
-      id: z.string(),
-      href: optStr,
-      fileSize: optNum,
-      startDateMS: optNum,
-    }),
-  ),
+  serverLogFiles: requiredList(
+    'serverLogFiles',
+    z.looseObject({ id: optStr, name: optStr, href: optStr, fileSize: optNum, startDateMS: optNum }).transform((o) => ({ ...o, id: itemName(o) })),
+  ).transform((files) => files.filter((f): f is typeof f & { id: string } => f.id !== undefined)),
 });
 export type LogFileList = z.infer<typeof LogFileList>;
 
+/** Log contents (reference: Log resources); offsets are required, everything else is optional. */
 export const LogPageBody = z.looseObject({
-  logLines: list(z.string()),
+  logLines: requiredList('logLines', z.string()),
   retLineCount: optNum,
   startOffset: num,
   endOffset: num,

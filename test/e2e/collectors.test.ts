@@ -80,6 +80,29 @@ describe('collector switches, renditions and the stream cap', () => {
   });
 });
 
+describe('objects that vanish between discovery and their statistics', () => {
+  it('a stream or vhost answering 404 is left out and counted; the rest of the poll stands', async () => {
+    const sim = await startSimulator({ auth: 'basic', frozen: true });
+    // The simulated server answers the first stream and vhost statistics with 404, as for one that just ended.
+    sim.faults.inject(STREAM_CURRENT, { type: 'status', status: 404, message: 'Stream (gone) not found.' }, { times: 1 });
+    sim.faults.inject('GET /v2/servers/{server}/vhosts/{vhost}/monitoring/current', { type: 'status', status: 404, message: 'VHost (gone) not found.' }, { times: 1 });
+    const streams = sim.topology.list().vhosts.flatMap((v) => v.apps.flatMap((a) => a.instances.flatMap((i) => i.streams))).length;
+    const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username, '--poll.interval', '30s'], { WOWZA_PASSWORD: sim.password });
+    try {
+      const text = await exporter.metrics();
+      expect(samples(text, 'wowza_exporter_collector_success', { collector: 'stream' })[0]!.value).toBe(1);
+      expect(samples(text, 'wowza_exporter_collector_success', { collector: 'vhost' })[0]!.value).toBe(1);
+      expect(samples(text, 'wowza_stream_uptime_seconds')).toHaveLength(streams - 1);
+      expect(samples(text, 'wowza_exporter_vanished_objects_total', { collector: 'stream' })[0]!.value).toBe(1);
+      expect(samples(text, 'wowza_exporter_vanished_objects_total', { collector: 'vhost' })[0]!.value).toBe(1);
+      expect(samples(text, 'wowza_up')[0]!.value).toBe(1);
+    } finally {
+      await exporter.stop();
+      await sim.close();
+    }
+  });
+});
+
 describe('HTTP endpoints and /probe', () => {
   let sim: Simulator;
   let other: Simulator;

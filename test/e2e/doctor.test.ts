@@ -62,7 +62,7 @@ describe('doctor against the simulator', () => {
     const client = new WowzaClient(target(s.url, { auth: 'basic' }));
     const limit = pLimit(8);
     const signal = AbortSignal.timeout(10_000);
-    const ctx = { client, server: 't', limit, signal, discovery: new Discovery(client, limit, config.discovery, 60_000, silentLogger()), log: silentLogger() };
+    const ctx = { client, server: 't', limit, signal, discovery: new Discovery(client, limit, config.discovery, 60_000, silentLogger()), log: silentLogger(), vanished: () => {} };
     const polled = await Promise.all(WSE_COLLECTORS.map((c) => runCollector(c, ctx)));
     await client.close();
     expect(polled.every((r) => r.ok)).toBe(true);

@@ -144,6 +144,31 @@ describe('WowzaClient', () => {
     await c.close();
   });
 
+  it('an answer without its list key fails loudly naming the key; a missing item field does not', async () => {
+    handler = (_req, res) => json(res, 200, { serverName: '_defaultServer_', version: '1' });
+    const c = new WowzaClient(target());
+    const err = await c.instances('_defaultVHost_', 'live').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WowzaUnparsableError);
+    expect((err as Error).message).toContain('/instances returned an unusable body: field instanceList: missing: the answer has no "instanceList" list');
+    await expect(c.vhosts()).rejects.toThrow(/field vhosts: missing: the answer has no "vhosts" list/);
+    await expect(c.applications('_defaultVHost_')).rejects.toThrow(/field applications: missing/);
+    await expect(c.logFiles('newestFirst')).rejects.toThrow(/field serverLogFiles: missing/);
+    handler = (_req, res) => json(res, 200, { instanceList: [{ name: '_definst_', incomingStreams: [{ name: 'cam1' }] }] });
+    const ok = await c.instances('_defaultVHost_', 'live');
+    expect(ok.instanceList[0]!.incomingStreams[0]!.name).toBe('cam1');
+    await c.close();
+  });
+
+  it('a request cut by the poll deadline says so, apart from its own timeout', async () => {
+    handler = () => {}; // never answers
+    const c = new WowzaClient(target({ timeoutMs: 5000 }));
+    const err = await c.machineCurrent(AbortSignal.timeout(200)).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/request was cancelled: the poll deadline passed first/);
+    const quick = new WowzaClient(target({ timeoutMs: 200 }));
+    expect(await quick.machineCurrent(AbortSignal.timeout(5000)).catch((e: unknown) => e)).toBeInstanceOf(WowzaTimeoutError);
+    await Promise.all([c.close(), quick.close()]);
+  });
+
   it('the deadline covers a body that never finishes', async () => {
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -5,17 +5,22 @@ import { M } from '../../src/metrics/definitions.js';
 import { mergeRendered, renderSet } from '../../src/metrics/exposition.js';
 import { MetricSet } from '../../src/metrics/metric-set.js';
 import { redactUrl, urlScheme } from '../../src/wowza/redact.js';
-import { ApplicationList, CurrentStats, InstanceList, MachineCurrent, parseJavaSize } from '../../src/wowza/schemas.js';
+import { ApplicationList, CurrentStats, InstanceList, LogFileList, LogTypeList, MachineCurrent, parseJavaSize, VHostList } from '../../src/wowza/schemas.js';
 
 describe('response schemas accept what real servers send', () => {
-  it('machine values as numbers, numeric strings or objects', () => {
-    const m = MachineCurrent.parse({ cpuIdle: 90, cpuUser: '7', cpuSystem: { value: 3 }, heapUsed: { bytes: 123 }, extra: 'kept' });
+  it('machine values as numbers, numeric strings or objects holding a value', () => {
+    const m = MachineCurrent.parse({ cpuIdle: 90, cpuUser: '7', cpuSystem: { value: 3 }, heapUsed: { value: '123', unit: 'bytes' }, extra: 'kept' });
     expect(m).toMatchObject({ cpuIdle: 90, cpuUser: 7, cpuSystem: 3, heapUsed: 123, extra: 'kept' });
   });
-  it('rejects a non-numeric value with the field path', () => {
+  it('rejects a non-numeric value, or an object without a value, naming the field', () => {
     const r = MachineCurrent.safeParse({ cpuIdle: 'lots' });
     expect(r.success).toBe(false);
     expect(r.error!.issues[0]!.path).toEqual(['cpuIdle']);
+    // The first numeric-looking member is not a value: it could be a version or a timestamp.
+    const o = MachineCurrent.safeParse({ heapUsed: { version: '1.0', bytes: 123 } });
+    expect(o.success).toBe(false);
+    expect(o.error!.issues[0]!.path).toEqual(['heapUsed']);
+    expect(o.error!.issues[0]!.message).toMatch(/expected a number, or an object holding it in "value"; got \{"version":"1.0","bytes":123\}/);
   });
   it('appType null, booleans as strings, null lists', () => {
     const a = ApplicationList.parse({ applications: [{ id: 'vod', appType: null, dvrEnabled: 'false', transcoderEnabled: true }] });
@@ -23,7 +28,33 @@ describe('response schemas accept what real servers send', () => {
     expect(InstanceList.parse({ instanceList: null }).instanceList).toEqual([]);
     const i = InstanceList.parse({ instanceList: [{ name: '_definst_', incomingStreams: [{ name: 'cam', isConnected: 'true' }] }] });
     expect(i.instanceList[0]!.incomingStreams[0]!.isConnected).toBe(true);
-    expect(i.instanceList[0]!.recorders).toEqual([]);
+    // Lists the reference does not promise stay absent rather than read as zero.
+    expect(i.instanceList[0]!.recorders).toBeUndefined();
+  });
+  it('a missing list wrapper key is an unreadable answer naming the key', () => {
+    const cases: Array<[{ safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, unknown, string[], string]> = [
+      [VHostList, { serverName: '_defaultServer_' }, ['vhosts'], 'vhosts'],
+      [ApplicationList, { serverName: '_defaultServer_', version: '1' }, ['applications'], 'applications'],
+      [InstanceList, { serverName: '_defaultServer_' }, ['instanceList'], 'instanceList'],
+      [InstanceList, { instanceList: [{ name: '_definst_' }] }, ['instanceList', 0, 'incomingStreams'], 'incomingStreams'],
+      [LogFileList, { serverName: '_defaultServer_' }, ['serverLogFiles'], 'serverLogFiles'],
+      [LogTypeList, {}, ['serverLogType'], 'serverLogType'],
+    ];
+    for (const [schema, body, path, key] of cases) {
+      const r = schema.safeParse(body);
+      expect(r.success, key).toBe(false);
+      expect(r.error!.issues[0]!.path).toEqual(path);
+      expect(r.error!.issues[0]!.message).toBe(`missing: the answer has no "${key}" list`);
+    }
+  });
+  it('names items whose fields the reference does not show by id, name or href', () => {
+    const v = VHostList.parse({ vhosts: [{ id: 'a' }, { name: 'b' }, { href: '/v2/servers/_defaultServer_/vhosts/c%20d' }] });
+    expect(v.vhosts.map((x) => x.id)).toEqual(['a', 'b', 'c d']);
+    const bad = VHostList.safeParse({ vhosts: [{ connectingPort: 1935 }] });
+    expect(bad.error!.issues[0]!.path).toEqual(['vhosts', 0, 'id']);
+    // A log file without a name cannot be read and is skipped; the others stay.
+    const f = LogFileList.parse({ serverLogFiles: [{ href: '/v2/servers/_defaultServer_/logfiles/x.log' }, { fileSize: 3 }, { id: 'y.log' }] });
+    expect(f.serverLogFiles.map((x) => x.id)).toEqual(['x.log', 'y.log']);
   });
   it('connection maps keep unknown protocols', () => {
     const c = CurrentStats.parse({ totalConnections: 3, connectionCount: { RTMP: 1, WEBRTC: '2' } });
