@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
 import { sleep } from '../abortable-sleep.js';
 import type { LogFileInfo, LogPage, LogQuery, LogSource } from './log-source.js';
@@ -69,15 +70,35 @@ export interface FollowerOptions {
   tailLines?: number;
   logger?: Logger;
   onRotation?: () => void;
+  /** A rotation whose lost lines could not be recovered (the rolled file could not be found or read). */
+  onRotationGap?: () => void;
   onReadError?: (err: unknown) => void;
 }
 
-/** Lines read from the head of a file to learn its headers and `#Start-Date`. */
+/** Lines read from the head of a file to learn its headers, `#Start-Date` and first record. */
 const HEAD_LINES = 10;
-/** How often a server that sends no `logStartDate` has its file head checked for a new `#Start-Date`. */
-const HEAD_CHECK_INTERVAL_MS = 30_000;
 /** Rolled files probed for their identity when looking for the one a position belongs to. */
 const MAX_IDENTITY_PROBES = 20;
+/** Tries at reading what a rotation left in the rolled file before it is given up as a gap. */
+const MAX_ROTATION_ATTEMPTS = 3;
+
+/** What tells one log file from another: its `#Start-Date` and a fingerprint of its first record line. */
+interface FileIdentity {
+  date: string;
+  /** Undefined while the file holds no record (or the page did not start at the file's head). */
+  head?: string;
+}
+
+/**
+ * The first record line of a page read from offset 0, hashed. `#Start-Date` has one-second resolution and two
+ * size rotations can fall in one second, so the date alone cannot tell files apart; like Vector's checksum
+ * fingerprint, the first line after the headers does.
+ */
+function headFingerprint(page: LogPage): string | undefined {
+  if (page.startOffset !== 0) return undefined;
+  const first = page.lines.find((l) => !l.startsWith('#') && !isBlank(l));
+  return first === undefined ? undefined : createHash('sha256').update(first).digest('base64url').slice(0, 22);
+}
 
 /**
  * Failures that say nothing about the file (the server is unreachable, slow, or refuses our
@@ -92,6 +113,15 @@ function isTransportFailure(err: unknown): boolean {
 function isBlank(line: string): boolean {
   const c = line.charCodeAt(0);
   return c > 32 && c < 127 ? false : line.trim() === '';
+}
+
+function hasFilter(f: ServerFilter): boolean {
+  return (f.flags?.length ?? 0) > 0 || !!f.search || !!f.regexSearch;
+}
+
+/** The position field of an identity's fingerprint, when it has one. */
+function headOf(id: FileIdentity): { head?: string } {
+  return id.head === undefined ? {} : { head: id.head };
 }
 
 function caughtUp(page: LogPage, from: number): boolean {
@@ -112,8 +142,8 @@ export class LogFollower {
   private readonly intervalMs: number;
   private readonly maxRetryDelayMs: number;
   private position: LogPosition | undefined;
-  private serverSendsStartDate: boolean | undefined;
-  private lastHeadCheck = 0;
+  /** Failed tries at reading what the current rotation left behind. */
+  private rotationFailures = 0;
 
   constructor(private readonly options: FollowerOptions) {
     this.source = options.source;
@@ -188,31 +218,35 @@ export class LogFollower {
     });
   }
 
-  private noteStartDate(page: LogPage): void {
-    if (page.logStartDate !== undefined && page.logStartDate !== '') this.serverSendsStartDate = true;
-    else if (this.serverSendsStartDate === undefined) this.serverSendsStartDate = false;
-  }
-
-  /** The identity of the file a page came from, when the page tells it. */
-  private identityOf(page: LogPage): string | undefined {
+  /** The `#Start-Date` of the file a page came from, when the page tells it. */
+  private dateOf(page: LogPage): string | undefined {
     if (page.logStartDate) return page.logStartDate;
     return page.startOffset === 0 ? startDateHeader(page.lines) : undefined;
   }
 
+  /** The identity of a file from a page read at its head. */
+  private identityOf(head: LogPage): FileIdentity {
+    const fingerprint = headFingerprint(head);
+    return { date: this.dateOf(head) ?? '', ...(fingerprint ? { head: fingerprint } : {}) };
+  }
+
+  private readHead(signal: AbortSignal): Promise<LogPage> {
+    return this.source.readLog(this.logType, { startOffset: 0, lineCount: HEAD_LINES }, signal);
+  }
+
   /** First contact with a log that has no saved position. */
   private async start(signal: AbortSignal): Promise<void> {
-    const head = await this.source.readLog(this.logType, { startOffset: 0, lineCount: HEAD_LINES }, signal);
-    this.noteStartDate(head);
-    this.lastHeadCheck = Date.now();
-    const fileId = this.identityOf(head) ?? '';
+    const head = await this.readHead(signal);
+    const id = this.identityOf(head);
+    const fileId = id.date;
     if (this.options.startAt === 'beginning') {
-      this.position = { fileId, offset: 0 };
+      this.position = { fileId, offset: 0, ...headOf(id) };
       this.logger.info({ file_id: fileId }, 'following log from its beginning');
       return;
     }
     for (const line of head.lines) if (line.startsWith('#')) this.parser.parseLine(line);
     if (!this.parser.fields && head.logFields) this.parser.setFields(head.logFields);
-    const position: LogPosition = { fileId, offset: head.fileLength, ...this.fieldsOf(this.parser) };
+    const position: LogPosition = { fileId, offset: head.fileLength, ...headOf(id), ...this.fieldsOf(this.parser) };
     let lines: FollowedLine[] = [];
     const tail = this.options.tailLines ?? 0;
     if (tail > 0 && head.fileLength > 0) {
@@ -230,10 +264,9 @@ export class LogFollower {
   }
 
   private async readUntilCaughtUp(signal: AbortSignal): Promise<void> {
-    if (this.headCheckDue()) {
-      const rotated = await this.checkHead(signal);
-      if (rotated) return this.readUntilCaughtUp(signal);
-    }
+    // Once per round with new lines, the file head is compared with the one the position belongs to: a file
+    // replaced within the same second, and grown past the offset by now, shows nothing else.
+    let verified = false;
     for (;;) {
       const pos = this.position!;
       let page: LogPage;
@@ -243,43 +276,36 @@ export class LogFollower {
         // Some servers refuse an offset beyond the end of a file instead of answering empty: a
         // rotation looks like that. Look at the file head before calling it a failure.
         if (signal.aborted || pos.offset === 0 || isTransportFailure(err)) throw err;
-        const head = await this.source.readLog(this.logType, { startOffset: 0, lineCount: HEAD_LINES }, signal).catch(() => undefined);
+        const head = await this.readHead(signal).catch(() => undefined);
         const reason = head && this.rotationReason(head, true);
         if (!head || !reason) throw err;
         await this.followRotation(head, reason, signal);
         continue;
       }
-      this.noteStartDate(page);
-      const reason = this.rotationReason(page, false);
+      let reason = this.rotationReason(page, false);
+      let head: LogPage | undefined;
+      if (!reason && !verified && pos.offset > 0 && page.endOffset > pos.offset) {
+        verified = true;
+        head = await this.readHead(signal);
+        reason = this.rotationReason(head, true);
+        if (!reason && pos.head === undefined) this.position = { ...pos, ...headOf(this.identityOf(head)) };
+      }
       if (reason) {
-        await this.followRotation(page, reason, signal);
+        await this.followRotation(head, reason, signal);
         continue;
       }
-      const fileId = pos.fileId || (this.identityOf(page) ?? '');
+      const at = this.position!;
+      const fileId = at.fileId || (this.dateOf(page) ?? '');
+      // A page from offset 0 is the file's head only when no server-side filter left lines out.
+      const fingerprint = at.head ?? (this.options.serverFilter && hasFilter(this.options.serverFilter) ? undefined : headFingerprint(page));
       const lines = this.parsePage(this.parser, page);
-      const next: LogPosition = { fileId, offset: Math.max(page.endOffset, pos.offset), ...this.fieldsOf(this.parser) };
-      const moved = lines.length > 0 || next.offset !== pos.offset || next.fileId !== pos.fileId || next.fields !== pos.fields;
-      const done = caughtUp(page, pos.offset);
+      const next: LogPosition = { fileId, offset: Math.max(page.endOffset, at.offset), ...(fingerprint ? { head: fingerprint } : {}), ...this.fieldsOf(this.parser) };
+      const moved = lines.length > 0 || next.offset !== at.offset || next.fileId !== at.fileId || next.head !== at.head || next.fields !== at.fields;
+      const done = caughtUp(page, at.offset);
       if (moved) await this.emit({ lines, position: next, fileLength: page.fileLength, caughtUp: done }, signal);
       this.position = next;
       if (done) return;
     }
-  }
-
-  private headCheckDue(): boolean {
-    const pos = this.position!;
-    return this.serverSendsStartDate !== true && pos.fileId !== '' && pos.offset > 0 && Date.now() - this.lastHeadCheck >= HEAD_CHECK_INTERVAL_MS;
-  }
-
-  /** For servers that send no `logStartDate`: a new `#Start-Date` at the file head means a new file. */
-  private async checkHead(signal: AbortSignal): Promise<boolean> {
-    this.lastHeadCheck = Date.now();
-    const head = await this.source.readLog(this.logType, { startOffset: 0, lineCount: HEAD_LINES }, signal);
-    this.noteStartDate(head);
-    const reason = this.rotationReason(head, true);
-    if (!reason) return false;
-    await this.followRotation(head, reason, signal);
-    return true;
   }
 
   /** Why `page` shows the file was replaced, or undefined. `fromHead`: the page was read at offset 0. */
@@ -287,94 +313,106 @@ export class LogFollower {
     const pos = this.position!;
     if (page.logStartDate && pos.fileId && page.logStartDate !== pos.fileId) return 'logStartDate changed';
     if (page.fileLength < pos.offset) return 'file is shorter than the read offset';
-    if (fromHead && !page.logStartDate && pos.fileId) {
+    if (!fromHead) return undefined;
+    if (!page.logStartDate && pos.fileId) {
       const header = startDateHeader(page.lines);
       if (header !== undefined && header !== pos.fileId) return '#Start-Date header changed';
     }
+    const head = headFingerprint(page);
+    if (head !== undefined && pos.head !== undefined && head !== pos.head) return 'first line of the file changed (rotated within the same second)';
     return undefined;
   }
 
-  private async followRotation(current: LogPage, reason: string, signal: AbortSignal): Promise<void> {
+  /** `head`: the new file's head, unfiltered, when the caller already read it. */
+  private async followRotation(head: LogPage | undefined, reason: string, signal: AbortSignal): Promise<void> {
     const old = this.position!;
     this.options.onRotation?.();
-    let currentId = current.logStartDate || (current.startOffset === 0 ? startDateHeader(current.lines) : undefined);
-    if (currentId === undefined) {
-      const head = await this.source.readLog(this.logType, { startOffset: 0, lineCount: HEAD_LINES }, signal);
-      currentId = this.identityOf(head);
+    const current = head ?? (await this.readHead(signal));
+    const now = this.identityOf(current);
+    this.logger.info({ reason, old_file_id: old.fileId, old_offset: old.offset, new_file_id: now.date }, 'log file rotated: reading the rest of the rolled file first');
+    try {
+      await this.drainRolledFiles(old, now, signal);
+      this.rotationFailures = 0;
+    } catch (err) {
+      // An unreachable server is retried like any read; anything else must not hold the log back for ever.
+      if (signal.aborted || isTransportFailure(err) || ++this.rotationFailures < MAX_ROTATION_ATTEMPTS) throw err;
+      this.rotationFailures = 0;
+      this.gap(old, `the rolled file could not be read (${(err as Error).message})`);
     }
-    this.logger.info({ reason, old_file_id: old.fileId, old_offset: old.offset, new_file_id: currentId ?? '' }, 'log file rotated: reading the rest of the rolled file first');
-    await this.drainRolledFiles(old, currentId ?? '', signal);
     this.parser.reset();
-    const position: LogPosition = { fileId: currentId ?? '', offset: 0 };
+    const position: LogPosition = { fileId: now.date, offset: 0, ...headOf(now) };
     await this.emit({ lines: [], position, fileLength: current.fileLength }, signal);
     this.position = position;
   }
 
-  private isRolledFileOf(id: string): boolean {
-    return id.startsWith(`${this.logType}.`) && id !== `${this.logType}.log`;
+  /** Lines between the last read and a rotation that cannot be recovered: said once, counted, and left behind. */
+  private gap(old: LogPosition, why: string): void {
+    this.options.onRotationGap?.();
+    this.logger.warn(
+      { old_file_id: old.fileId, old_offset: old.offset },
+      `log rotated and ${why}: lines written after the last read and before the rotation are lost; continuing at the start of the new file`,
+    );
   }
 
-  /** Reads what remained of the file `old` points into, and whole any files rolled after it. */
-  private async drainRolledFiles(old: LogPosition, currentId: string, signal: AbortSignal): Promise<void> {
-    const files = (await this.source.listLogFiles('oldestFirst', signal))
-      .filter((f) => this.isRolledFileOf(f.id))
+  /**
+   * Reads what remained of the file `old` points into, and whole any files rolled after it. The list's names
+   * and order are not documented (the reference shows `order=newestFirst` only), so files are told apart by
+   * their heads, and the ones named after the log type are looked at first.
+   */
+  private async drainRolledFiles(old: LogPosition, current: FileIdentity, signal: AbortSignal): Promise<void> {
+    const listed = await this.source.listLogFiles('newestFirst', signal);
+    // Newest first: by start time where the list gives one, else as listed.
+    const files = listed
       .map((f, i) => ({ f, i }))
-      .sort((a, b) => a.f.startDateMS - b.f.startDateMS || a.i - b.i)
-      .map((x) => x.f);
-    const identities = new Map<string, string>();
-    const identify = async (file: LogFileInfo): Promise<string> => {
-      let id = identities.get(file.id);
-      if (id === undefined) {
-        const head = await this.source.readLogFile(file.id, { startOffset: 0, lineCount: HEAD_LINES }, signal);
-        id = this.identityOf(head) ?? '';
-        identities.set(file.id, id);
-      }
-      return id;
-    };
+      .sort((a, b) => b.f.startDateMS - a.f.startDateMS || a.i - b.i)
+      .map((x) => x.f)
+      .filter((f) => f.id !== `${this.logType}.log`);
+    // Files named after the log type (wowza-api.md: <type>.log.YYYY-MM-DD) are this log's; the others may be
+    // another log type's, rolled at the same second, so one of them is taken only when its first line matches.
+    const named = files.filter((f) => f.id.includes(this.logType));
+    const others = files.filter((f) => !f.id.includes(this.logType));
+    const identify = async (file: LogFileInfo): Promise<FileIdentity> =>
+      this.identityOf(await this.source.readLogFile(file.id, { startOffset: 0, lineCount: HEAD_LINES }, signal));
+    const isCurrent = (id: FileIdentity) => id.date === current.date && id.head === current.head;
+    // The position may predate its fingerprint (a file without records yet, an older positions file).
+    const isOld = (id: FileIdentity, sure: boolean) =>
+      old.fileId !== '' && id.date === old.fileId && (old.head === undefined ? !sure : id.head === old.head);
 
-    let start = -1;
-    let anyIdentity = false;
-    if (old.fileId) {
-      for (let i = files.length - 1, probes = 0; i >= 0 && probes < MAX_IDENTITY_PROBES; i--, probes++) {
-        const id = await identify(files[i]!);
-        if (id !== '') anyIdentity = true;
-        if (id === old.fileId) {
-          start = i;
-          break;
-        }
+    let probes = 0;
+    let anyDate = false;
+    const rolled: Array<{ file: LogFileInfo; id: FileIdentity }> = [];
+    for (const file of named) {
+      if (probes++ >= MAX_IDENTITY_PROBES) break;
+      const id = await identify(file);
+      if (id.date !== '') anyDate = true;
+      if (isCurrent(id)) continue;
+      rolled.push({ file, id });
+      if (!isOld(id, false)) continue;
+      // The file the position was in; those found before it were rolled after it, newest first.
+      await this.drainFile(file, old.offset, this.parser, signal, id);
+      for (const later of rolled.slice(0, -1).reverse()) {
+        this.logger.info({ file: later.file.id }, 'reading a whole rolled file that was rotated out while not followed');
+        await this.drainFile(later.file, 0, new W3cLogParser({ defaultTimeZone: this.options.timeZone }), signal, later.id);
       }
-    }
-    if (start < 0) {
-      // Without identities to go by, the rest is in the newest rolled file (the API's own advice).
-      const newest = files[files.length - 1];
-      if (newest && (!old.fileId || !anyIdentity)) {
-        const id = await identify(newest);
-        if (id === '' || id !== currentId) {
-          await this.drainFile(newest, old.offset, this.parser, signal, id);
-          return;
-        }
-      }
-      this.logger.warn(
-        { old_file_id: old.fileId, old_offset: old.offset, rolled_files: files.length },
-        'log rotated but the rolled file it was read from is not listed any more: lines written between the last read and the rotation are lost',
-      );
       return;
     }
-    await this.drainFile(files[start]!, old.offset, this.parser, signal, old.fileId);
-    for (const file of files.slice(start + 1)) {
+    for (const file of old.head === undefined ? [] : others) {
+      if (probes++ >= MAX_IDENTITY_PROBES) break;
       const id = await identify(file);
-      if (id === currentId && id !== '') continue;
-      this.logger.info({ file: file.id }, 'reading a whole rolled file that was rotated out while not followed');
-      await this.drainFile(file, 0, new W3cLogParser({ defaultTimeZone: this.options.timeZone }), signal, id);
+      if (isOld(id, true)) return this.drainFile(file, old.offset, this.parser, signal, id);
     }
+    // Without identities to go by, the rest is in the newest rolled file (the API's own advice).
+    const newest = rolled[0];
+    if (newest && (old.fileId === '' || !anyDate)) return this.drainFile(newest.file, old.offset, this.parser, signal, newest.id);
+    this.gap(old, `the file it was read from is not among the ${listed.length} files {S}/logfiles lists`);
   }
 
-  private async drainFile(file: LogFileInfo, from: number, parser: W3cLogParser, signal: AbortSignal, fileId: string): Promise<void> {
+  private async drainFile(file: LogFileInfo, from: number, parser: W3cLogParser, signal: AbortSignal, id: FileIdentity): Promise<void> {
     let offset = from;
     for (;;) {
       const page = await this.source.readLogFile(file.id, this.query(offset), signal);
       const lines = this.parsePage(parser, page);
-      const next: LogPosition = { fileId, offset: Math.max(page.endOffset, offset), ...this.fieldsOf(parser) };
+      const next: LogPosition = { fileId: id.date, offset: Math.max(page.endOffset, offset), ...headOf(id), ...this.fieldsOf(parser) };
       await this.emit({ lines, position: next, fileLength: page.fileLength, rolledFile: file.id }, signal);
       this.position = next;
       if (caughtUp(page, offset)) return;

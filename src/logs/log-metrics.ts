@@ -11,6 +11,7 @@ export interface LogMetrics {
   offset: Gauge<Follow>;
   lag: Gauge<Follow>;
   rotations: Counter<Follow>;
+  rotationGaps: Counter<Follow>;
   readFailures: Counter<Follow>;
   forwarded: Counter<Ship>;
   failures: Counter<Ship>;
@@ -54,6 +55,12 @@ export function createLogMetrics(registry: Registry): LogMetrics {
     offset: new Gauge({ name: 'wowza_log_follower_offset_bytes', help: 'Byte offset the follower reads the log file from next.', labelNames: followLabels, registers }),
     lag,
     rotations: new Counter({ name: 'wowza_log_rotations_total', help: 'Log file rotations the follower detected.', labelNames: followLabels, registers }),
+    rotationGaps: new Counter({
+      name: 'wowza_log_rotation_gaps_total',
+      help: 'Rotations after which the rest of the rolled file could not be found or read: lines written between the last read and the rotation were lost.',
+      labelNames: followLabels,
+      registers,
+    }),
     readFailures: new Counter({ name: 'wowza_log_follower_read_failures_total', help: 'Failed reads of the log through the REST API.', labelNames: followLabels, registers }),
     forwarded: new Counter({ name: 'wowza_log_forwarded_lines_total', help: 'Log lines the sink acknowledged.', labelNames: shipLabels, registers }),
     failures: new Counter({ name: 'wowza_log_forward_failures_total', help: 'Failed delivery attempts (retries included) of batches holding lines of this log.', labelNames: shipLabels, registers }),
@@ -64,7 +71,7 @@ export function createLogMetrics(registry: Registry): LogMetrics {
     },
     start(server, logType, sinks) {
       const labels = { server, log_type: logType };
-      for (const c of [metrics.parseErrors, metrics.rotations, metrics.readFailures]) c.inc(labels, 0);
+      for (const c of [metrics.parseErrors, metrics.rotations, metrics.rotationGaps, metrics.readFailures]) c.inc(labels, 0);
       for (const sink of sinks) for (const c of [metrics.forwarded, metrics.failures, metrics.deadLetters]) c.inc({ ...labels, sink }, 0);
     },
     forget(server, logType, sinks) {

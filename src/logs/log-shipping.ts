@@ -137,6 +137,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
       deferRecords: true,
       logger: logger.child(labels),
       onRotation: () => metrics.rotations.inc(labels),
+      onRotationGap: () => metrics.rotationGaps.inc(labels),
       onReadError: () => metrics.readFailures.inc(labels),
       deliver: chunks.deliver,
     });

@@ -8,6 +8,8 @@ export interface LogPosition {
   /** Identity of the file: its `logStartDate` (or `#Start-Date`); empty when the server tells none. */
   fileId: string;
   offset: number;
+  /** Fingerprint of the file's first record line, which tells apart files started within the same second. */
+  head?: string;
   /** The `#Fields` in force at `offset`, for pages that arrive without a header. */
   fields?: string;
 }
@@ -16,6 +18,7 @@ const Entry = z.object({
   server: z.string().min(1),
   log_type: z.string().min(1),
   file_id: z.string(),
+  file_head: z.string().optional(),
   offset: z.number().int().nonnegative(),
   fields: z.string().optional(),
 });
@@ -77,6 +80,7 @@ export class PositionStore {
         continue;
       }
       const pos: LogPosition = { fileId: e.data.file_id, offset: e.data.offset };
+      if (e.data.file_head !== undefined) pos.head = e.data.file_head;
       if (e.data.fields !== undefined) pos.fields = e.data.fields;
       this.positions.set(key(e.data.server, e.data.log_type), { server: e.data.server, logType: e.data.log_type, pos });
     }
@@ -112,6 +116,7 @@ export class PositionStore {
       server: e.server,
       log_type: e.logType,
       file_id: e.pos.fileId,
+      ...(e.pos.head !== undefined ? { file_head: e.pos.head } : {}),
       offset: e.pos.offset,
       ...(e.pos.fields !== undefined ? { fields: e.pos.fields } : {}),
     }));

@@ -62,6 +62,7 @@ export class MemoryLogSource implements LogSource {
   private readonly fieldsOf = new Map<string, readonly string[]>();
   private readonly rolled: MemoryFile[] = [];
   private failures: Error[] = [];
+  private listingError: Error | undefined;
 
   constructor(
     readonly server = 'wowza-test',
@@ -82,10 +83,16 @@ export class MemoryLogSource implements LogSource {
     file.content = Buffer.concat([file.content, Buffer.from(text)]);
   }
 
-  /** Rolls the current file to `<type>.log.<date>` and starts a new one (headers only) with `newStartDate`. */
-  rotate(logType: string, newStartDate: string, fields?: readonly string[]): void {
+  /**
+   * Rolls the current file to `<type>.log.<date>` (`.N` after it when taken: two rotations within one second)
+   * and starts a new one (headers only) with `newStartDate`. `rolledName` names the rolled file otherwise.
+   */
+  rotate(logType: string, newStartDate: string, fields?: readonly string[], rolledName?: string): void {
     const file = this.file(logType);
-    file.id = `${logType}.log.${file.startDate.replace(/[^0-9]/g, '').slice(0, 14)}`;
+    const base = rolledName ?? `${logType}.log.${file.startDate.replace(/[^0-9]/g, '').slice(0, 14)}`;
+    let id = base;
+    for (let n = 1; this.rolled.some((f) => f.id === id); n++) id = `${base}.${n}`;
+    file.id = id;
     this.rolled.push(file);
     this.addLog(logType, fields ?? this.fieldsOf.get(logType)!, newStartDate);
   }
@@ -99,6 +106,11 @@ export class MemoryLogSource implements LogSource {
   /** The next `n` requests fail with `error`. */
   failNext(n: number, error = new Error('connection refused')): void {
     for (let i = 0; i < n; i++) this.failures.push(error);
+  }
+
+  /** Every `{S}/logfiles` listing fails with `error` (a server whose list cannot be read), until called with none. */
+  failListing(error?: Error): void {
+    this.listingError = error;
   }
 
   /** Bytes in the current file of a log type. */
@@ -130,6 +142,7 @@ export class MemoryLogSource implements LogSource {
     this.calls.push({ method: 'listLogFiles' });
     signal?.throwIfAborted();
     this.maybeFail();
+    if (this.listingError) throw this.listingError;
     const files = [...this.rolled, ...this.current.values()].map((f) => ({
       id: f.id,
       fileSize: f.content.length,

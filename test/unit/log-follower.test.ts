@@ -56,7 +56,10 @@ describe('log follower: offsets and paging', () => {
     await follower(src, sink, { startAt: 'beginning' }).run(signal(), false);
 
     expect(sink.comments()).toEqual(['line 1', 'line 2', 'line 3', 'line 4', 'line 5']);
-    const reads = src.callsOf('readLog').slice(1); // the first is the head probe
+    // Head probes (10 lines from 0): one at the start, one per round with new lines to check the file is the same.
+    const isHeadProbe = (c: { query?: { startOffset?: number; lineCount?: number } }) => c.query!.startOffset === 0 && c.query!.lineCount === 10;
+    expect(src.callsOf('readLog').filter(isHeadProbe)).toHaveLength(2);
+    const reads = src.callsOf('readLog').filter((c) => !isHeadProbe(c));
     expect(reads[0]!.query).toMatchObject({ startOffset: 0, lineCount: 2 });
     for (let i = 1; i < reads.length; i++) expect(reads[i]!.query!.startOffset).toBe(sink.chunks[i - 1]!.position.offset);
     expect(sink.last().position).toMatchObject({ fileId: '2024-01-15 00:00:00', offset: src.size(ACCESS) });
@@ -252,6 +255,100 @@ describe('log follower: rotation', () => {
     src.append(ACCESS, lines(2, 2));
     await f.run(signal(), false);
     expect(sink.comments()).toEqual(['line 1', 'line 2']);
+  });
+});
+
+describe('log follower: rotations the dates cannot tell', () => {
+  /** A failure with the REST client's `kind`, as WowzaUnparsableError carries it. */
+  const unparsable = () => Object.assign(new Error('/v2/servers/{server}/logfiles returned an unusable body: field serverLogFiles: missing'), { kind: 'unparsable' });
+
+  it('two size rotations within one second: the first record line tells the files apart', async () => {
+    const second = '2024-01-15 10:00:00';
+    const src = new MemoryLogSource('s').addLog(ACCESS, ACCESS_LOG_FIELDS, second);
+    src.append(ACCESS, lines(1, 3, 'a'));
+    const sink = collector();
+    const f = follower(src, sink, { startAt: 'beginning' });
+    await f.run(signal(), false);
+    expect(f.readPosition!.head).toBeDefined();
+    // Two more lines, then the file rolls twice within the same second; the newest is longer than the offset.
+    src.append(ACCESS, lines(4, 5, 'a'));
+    src.rotate(ACCESS, second);
+    src.append(ACCESS, lines(1, 3, 'b'));
+    src.rotate(ACCESS, second);
+    src.append(ACCESS, lines(1, 9, 'c'));
+    const rotations: number[] = [];
+    const gaps: number[] = [];
+    const g = follower(src, sink, { resumeFrom: f.readPosition!, onRotation: () => rotations.push(1), onRotationGap: () => gaps.push(1) });
+    await g.run(signal(), false);
+    expect(sink.comments()).toEqual([
+      ...['a 1', 'a 2', 'a 3', 'a 4', 'a 5'],
+      ...['b 1', 'b 2', 'b 3'],
+      ...Array.from({ length: 9 }, (_, i) => `c ${i + 1}`),
+    ]);
+    expect(rotations).toHaveLength(1);
+    expect(gaps).toEqual([]);
+  });
+
+  it('a rolled file not named <type>.log.* is found by its head', async () => {
+    const src = new MemoryLogSource('s').addLog(ACCESS, ACCESS_LOG_FIELDS);
+    src.append(ACCESS, lines(1, 2));
+    const sink = collector();
+    const f = follower(src, sink, { startAt: 'beginning' });
+    await f.run(signal(), false);
+    src.append(ACCESS, lines(3, 4));
+    src.rotate(ACCESS, '2024-01-16 00:00:00', undefined, 'archive-0115.txt');
+    src.append(ACCESS, lines(5, 5));
+    await f.run(signal(), false);
+    expect(sink.comments()).toEqual(['line 1', 'line 2', 'line 3', 'line 4', 'line 5']);
+  });
+
+  it('a file list that cannot be read: retried, then counted as a gap, and the new file is followed', async () => {
+    const src = new MemoryLogSource('s').addLog(ACCESS, ACCESS_LOG_FIELDS);
+    src.append(ACCESS, lines(1, 2));
+    const sink = collector();
+    const gaps: number[] = [];
+    const f = follower(src, sink, { startAt: 'beginning', onRotationGap: () => gaps.push(1) });
+    await f.run(signal(), false);
+    src.append(ACCESS, lines(3, 3));
+    src.rotate(ACCESS, '2024-01-16 00:00:00');
+    src.append(ACCESS, lines(4, 6));
+    src.failListing(unparsable());
+    const stop = new AbortController();
+    controllers.push(stop);
+    const running = f.run(stop.signal, true);
+    await waitFor('the new file followed', () => (sink.comments().includes('line 6') ? true : undefined), 5_000);
+    // Line 3 was in the rolled file nobody could name: lost, said and counted once, never a stall.
+    expect(sink.comments()).toEqual(['line 1', 'line 2', 'line 4', 'line 5', 'line 6']);
+    expect(gaps).toEqual([1]);
+    expect(src.callsOf('listLogFiles')).toHaveLength(3);
+    src.append(ACCESS, lines(7, 7));
+    await waitFor('later lines', () => (sink.comments().includes('line 7') ? true : undefined), 5_000);
+    stop.abort();
+    await running;
+  });
+
+  it('an unreachable server during a rotation is retried, not given up', async () => {
+    const src = new MemoryLogSource('s').addLog(ACCESS, ACCESS_LOG_FIELDS);
+    src.append(ACCESS, lines(1, 2));
+    const sink = collector();
+    const gaps: number[] = [];
+    const f = follower(src, sink, { startAt: 'beginning', onRotationGap: () => gaps.push(1) });
+    await f.run(signal(), false);
+    src.append(ACCESS, lines(3, 3));
+    src.rotate(ACCESS, '2024-01-16 00:00:00');
+    src.append(ACCESS, lines(4, 4));
+    src.failListing(Object.assign(new Error('connection refused'), { kind: 'network' }));
+    const stop = new AbortController();
+    controllers.push(stop);
+    const running = f.run(stop.signal, true);
+    await waitFor('several tries', () => (src.callsOf('listLogFiles').length >= 4 ? true : undefined), 5_000);
+    expect(sink.comments()).toEqual(['line 1', 'line 2']);
+    src.failListing(undefined);
+    await waitFor('the rest', () => (sink.comments().includes('line 4') ? true : undefined), 5_000);
+    expect(sink.comments()).toEqual(['line 1', 'line 2', 'line 3', 'line 4']);
+    expect(gaps).toEqual([]);
+    stop.abort();
+    await running;
   });
 });
 

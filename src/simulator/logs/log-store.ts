@@ -93,8 +93,9 @@ export class LogStore {
     cur.name = name;
     rolled.push(cur);
     while (rolled.length > this.keepRolled) rolled.shift();
-    // Start-Date has one-second resolution: keep it strictly increasing so a rotation is always visible.
-    this.current.set(type, this.newFile(type, Math.max(this.now(), cur.startMs + 1000)));
+    // Like a real server: `#Start-Date` has one-second resolution, so two rotations within a second give
+    // two files with the same date. Clients must tell them apart some other way.
+    this.current.set(type, this.newFile(type, this.now()));
     return name;
   }
 
