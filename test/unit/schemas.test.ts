@@ -32,7 +32,7 @@ describe('response schemas accept what real servers send', () => {
     expect(i.instanceList[0]!.recorders).toBeUndefined();
   });
   it('a missing list wrapper key is an unreadable answer naming the key', () => {
-    const cases: Array<[{ safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, unknown, string[], string]> = [
+    const cases: Array<[{ safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, unknown, PropertyKey[], string]> = [
       [VHostList, { serverName: '_defaultServer_' }, ['vhosts'], 'vhosts'],
       [ApplicationList, { serverName: '_defaultServer_', version: '1' }, ['applications'], 'applications'],
       [InstanceList, { serverName: '_defaultServer_' }, ['instanceList'], 'instanceList'],
