@@ -21,27 +21,32 @@ export class ServerConfig {
   private description = '';
   /** Changes on every save, as the real `version` does (epoch ms of the save). */
   private version = String(Date.now());
+  private readonly startedAt = Date.now();
 
   hasListener(baseClass: string): boolean {
     return this.listeners.some((l) => l.baseClass === baseClass);
   }
 
-  /** The `{S}` body. */
+  /** The `{S}` body: the Server resource of the reference's section 2, every field (thread pools are strings there). */
   body(): Record<string, unknown> {
+    const own = { serverName: SERVER_NAME, version: this.version, saveFieldList: [] };
     return {
-      serverName: SERVER_NAME,
-      version: this.version,
-      description: this.description,
+      ...own,
       name: 'Wowza Streaming Engine',
-      running: true,
+      description: this.description,
+      ipAddress: '*',
+      serverId1: '',
+      serverId2: '',
       defaultStreamPrefix: 'mp4',
-      handlerThreadPool: 0,
-      transportThreadPool: 0,
-      rtpDatagramStartingPort: 6970,
-      rtpDatagramPortSharing: false,
-      serverListeners: { serverName: SERVER_NAME, serverListeners: this.listeners.map((l) => ({ ...l })) },
-      vhostListeners: { serverName: SERVER_NAME, vhostListeners: [] },
-      saveFieldList: [],
+      handlerThreadPool: '${com.wowza.wms.TuningAuto}',
+      handlerThreadPoolAutoValue: '160',
+      transportThreadPool: '${com.wowza.wms.TuningAuto}',
+      transportThreadPoolAutoValue: '120',
+      port: 8086,
+      rtpDataPortSharingPort: 0,
+      serverTS: this.startedAt,
+      rtpDataPortSharing: false,
+      serverListeners: { ...own, serverListeners: this.listeners.map((l) => ({ ...own, ...l })) },
     };
   }
 

@@ -75,7 +75,7 @@ describe('simulate command', () => {
       if (!(await hasCurl())) return;
       const { stdout } = await run('sh', ['-c', `${curl} -sS --noproxy '*'`]);
       expect(Object.keys(JSON.parse(stdout)).sort()).toEqual(
-        ['serverUptime', 'cpuIdle', 'cpuUser', 'cpuSystem', 'memoryFree', 'memoryUsed', 'heapFree', 'heapUsed', 'diskFree', 'diskUsed', 'connectionCount'].sort(),
+        ['serverName', 'version', 'serverUptime', 'cpuIdle', 'cpuUser', 'cpuSystem', 'memoryFree', 'memoryUsed', 'heapFree', 'heapUsed', 'diskFree', 'diskUsed', 'connectionCount'].sort(),
       );
       const xml = await run('curl', ['-sS', '--noproxy', '*', '--digest', '-u', "admin:it's", `${sim.url}/v2/machine/monitoring/current`]);
       expect(xml.stdout).toMatch(/^<\?xml[\s\S]*<CurrentMachineStatistics>/);

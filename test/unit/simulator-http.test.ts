@@ -27,12 +27,13 @@ describe('simulator content negotiation', () => {
     expect(xml.status).toBe(200);
     expect(xml.headers['content-type']).toMatch(/^text\/xml/);
     expect(xml.text).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"/);
-    expect(xml.text).toContain(`<CurrentMachineStatistics><ServerUptime>${sim.values.machine().serverUptime}</ServerUptime>`);
+    expect(xml.text).toMatch(/<CurrentMachineStatistics><ServerName>_defaultServer_<\/ServerName><Version>\d+<\/Version>/);
+    expect(xml.text).toContain(`<ServerUptime>${sim.values.machine().serverUptime}</ServerUptime>`);
     expect(xml.text).toContain(`<CpuIdle>${sim.values.machine().cpuIdle}</CpuIdle>`);
 
     const json = await get(sim, MACHINE, { accept: 'application/json' });
     expect(json.headers['content-type']).toMatch(/^application\/json/);
-    expect(JSON.parse(json.text)).toEqual(sim.values.machine());
+    expect(JSON.parse(json.text)).toEqual({ serverName: '_defaultServer_', version: expect.any(String), ...sim.values.machine() });
 
     expect((await get(sim, MACHINE, { accept: 'text/html, application/json;q=0.9' })).headers['content-type']).toMatch(/json/);
     expect((await get(sim, MACHINE, { accept: 'application/json;q=0' })).headers['content-type']).toMatch(/xml/);
@@ -41,7 +42,7 @@ describe('simulator content negotiation', () => {
 
   it('renders lists, nulls and maps as XML elements', async () => {
     const apps = (await get(sim, APPS)).text;
-    expect(apps).toContain('<Applications><ServerName>_defaultServer_</ServerName><Applications><Application><Id>live</Id>');
+    expect(apps).toMatch(/<Applications><ServerName>_defaultServer_<\/ServerName><Version>\d+<\/Version><Applications><Application><Id>live<\/Id>/);
     expect(apps).toContain('<Id>cameras</Id><Href>/v2/servers/_defaultServer_/vhosts/_defaultVHost_/applications/cameras</Href><AppType/>');
     const vhost = (await get(sim, '/v2/servers/_defaultServer_/vhosts/_defaultVHost_/monitoring/current')).text;
     expect(vhost).toMatch(/<ConnectionCount><RTMP>\d+<\/RTMP>.*<CUPERTINO>\d+<\/CUPERTINO>.*<\/ConnectionCount>/);

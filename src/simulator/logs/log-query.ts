@@ -36,8 +36,9 @@ export interface LogPage {
   logSoftware: string;
   logStartDate: string;
   logDate: string;
-  startDate: number | null;
-  endDate: number | null;
+  /** The date bounds asked for (epoch ms), as the strings the reference types them; empty when not given. */
+  startDate: string;
+  endDate: string;
   filterStr: string;
   searchStr: string;
   regexSearch: boolean;
@@ -202,8 +203,8 @@ export function readLogPage(file: LogFile, q: LogQuery, matcher: LineMatcher): L
     logSoftware: h.software,
     logStartDate: h.startDate,
     logDate: h.date,
-    startDate: q.startDate ?? null,
-    endDate: q.endDate ?? null,
+    startDate: q.startDate === undefined ? '' : String(q.startDate),
+    endDate: q.endDate === undefined ? '' : String(q.endDate),
     filterStr: q.filterStr,
     searchStr: q.search,
     regexSearch: q.regexSearch,

@@ -5,6 +5,7 @@ import type { LogStore } from '../logs/log-store.js';
 import { resource, wowzaError, type Reply } from '../reply.js';
 import type { RequestContext, Router } from '../router.js';
 import { SERVER_NAME } from '../topology.js';
+import { enveloped } from './envelope.js';
 import { forServer, S } from './paths.js';
 
 /** `{S}/logs`, `{S}/logs/{logType}`, `{S}/logfiles`, `{S}/logfiles/{logName}`. */
@@ -12,10 +13,10 @@ export function registerLogRoutes(router: Router, store: LogStore): void {
   const page = (ctx: RequestContext, file: LogFile, dates: boolean): Reply => {
     const parsed = parseLogQuery(ctx.query, { dates });
     if (!parsed.ok) return wowzaError(400, parsed.message);
-    return resource('ServerLog', readLogPage(file, parsed.query, parsed.matcher));
+    return resource('ServerLog', enveloped(readLogPage(file, parsed.query, parsed.matcher)));
   };
 
-  router.add('GET', `${S}/logs`, forServer(() => resource('ServerLogTypes', { serverName: SERVER_NAME, serverLogType: store.types() })));
+  router.add('GET', `${S}/logs`, forServer(() => resource('ServerLogTypes', enveloped({ serverLogType: store.types() }))));
 
   router.add(
     'GET',
@@ -38,15 +39,14 @@ export function registerLogRoutes(router: Router, store: LogStore): void {
         .files()
         .sort((a, b) => a.startDateMS - b.startDateMS || Number(a.current) - Number(b.current) || a.name.localeCompare(b.name));
       if (order === 'newestFirst') files.reverse();
-      return resource('ServerLogFiles', {
-        serverName: SERVER_NAME,
+      return resource('ServerLogFiles', enveloped({
         serverLogFiles: files.map((f) => ({
           id: f.name,
           href: `/v2/servers/${SERVER_NAME}/logfiles/${encodeURIComponent(f.name)}`,
           fileSize: f.size,
           startDateMS: f.startDateMS,
         })),
-      });
+      }));
     }),
   );
 

@@ -2,6 +2,7 @@ import { resource, wowzaError, type Reply } from '../reply.js';
 import type { RequestContext, Router } from '../router.js';
 import type { ValueModel } from '../values.js';
 import type { Topology } from '../topology.js';
+import { enveloped } from './envelope.js';
 import { A, forServer, I, S, V } from './paths.js';
 
 export interface MonitoringRouteSettings {
@@ -21,10 +22,13 @@ export function stringifyNumbers<T>(value: T): T {
   return value;
 }
 
-/** The monitoring resources of the table in wowza-api.md, with the real server's 404s and 200-with-zeros. */
+/**
+ * The monitoring resources of the reference's section 4 (shapes: its section 2, and wowza-api.md where it shows no
+ * fields), with the real server's 404s and 200-with-zeros.
+ */
 export function registerMonitoringRoutes(router: Router, s: MonitoringRouteSettings): void {
   const { values, topology } = s;
-  const out = (root: string, body: object): Reply => resource(root, s.numbersAsStrings ? stringifyNumbers(body) : body);
+  const out = (root: string, body: object): Reply => resource(root, enveloped(s.numbersAsStrings ? stringifyNumbers(body) : body));
   const missing = (ctx: RequestContext): Reply => {
     const { vhost, app } = ctx.params;
     if (!topology.vhost(vhost!)) return wowzaError(404, `VHost (${vhost}) not found.`);
@@ -33,9 +37,16 @@ export function registerMonitoringRoutes(router: Router, s: MonitoringRouteSetti
   const or404 = (ctx: RequestContext, root: string, body: object | undefined): Reply => (body ? out(root, body) : missing(ctx));
 
   router.add('GET', '/v2/machine/monitoring/current', () => out('CurrentMachineStatistics', values.machine()));
+  router.add('GET', '/v2/machine/monitoring/historic', () => out('HistoricMachineStatistics', values.history(() => values.machine())!));
   router.add('GET', `${S}/status`, forServer(() => out('ServerStatus', values.status())));
-  router.add('GET', `${S}/vhosts`, forServer(() => resource('VHosts', values.vhostList())));
+  router.add('GET', `${S}/monitoring/historic`, forServer(() => out('HistoricServerStatistics', values.history(() => values.status())!)));
+  router.add('GET', `${S}/vhosts`, forServer(() => resource('VHosts', enveloped(values.vhostList()))));
   router.add('GET', `${V}/monitoring/current`, forServer((ctx) => or404(ctx, 'CurrentVHostStatistics', values.vhost(ctx.params.vhost!))));
+  router.add(
+    'GET',
+    `${V}/monitoring/historic`,
+    forServer((ctx) => or404(ctx, 'HistoricVHostStatistics', values.history(() => values.vhost(ctx.params.vhost!)))),
+  );
   router.add('GET', `${V}/applications`, forServer((ctx) => or404(ctx, 'Applications', values.applicationList(ctx.params.vhost!))));
   router.add(
     'GET',
@@ -61,6 +72,7 @@ export function registerMonitoringRoutes(router: Router, s: MonitoringRouteSetti
       return or404(ctx, 'CurrentIncomingStreamStatistics', values.stream(p.vhost!, p.app!, p.instance!, p.stream!));
     }),
   );
+  // Not a row of the reference's tables; wowza-api.md's generic `.../monitoring/historic` row (undocumented entries).
   router.add(
     'GET',
     `${I}/incomingstreams/{stream}/monitoring/historic`,
