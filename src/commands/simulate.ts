@@ -26,6 +26,7 @@ export function withSimulateFlags<T>(y: Argv<T>) {
     .option('password', { type: 'string', default: 'admin', describe: 'REST API password (a test tool: a flag is fine here)', group: 'Simulator:' })
     .option('seed', { type: 'number', default: 1, describe: 'seed of the simulated values', group: 'Simulator:' })
     .option('latency', { type: 'string', describe: 'delay added to every response, e.g. 20ms (a bare number is seconds)', group: 'Simulator:' })
+    .option('capacity', { type: 'number', default: 0, describe: 'requests served at once, like N REST worker threads; the rest queue in order (0 = no limit)', group: 'Simulator:' })
     .option('server-version', { type: 'string', describe: 'serverVersion to report, e.g. "Wowza Streaming Engine 4.9.6 build20250601000000" (webhooks need 4.9.6+)', group: 'Simulator:' })
     .option('log-rate', { type: 'number', default: 5, describe: 'log lines written per second (0 = none)', group: 'Simulator:' })
     .option('tls-cert', { type: 'string', describe: 'PEM certificate: serve HTTPS (with --tls-key)', group: 'Simulator:' })
@@ -80,6 +81,7 @@ export function simulatorOptionsFromArgs(a: Record<string, unknown>): SimulatorO
     password: String(a.password ?? 'admin'),
     seed,
     latencyMs,
+    capacity: count('capacity', a.capacity ?? 0),
     ...(a['server-version'] !== undefined ? { serverVersion: String(a['server-version']) } : {}),
     logs: { linesPerSecond: logRate },
     tls: certPath && keyPath ? { cert: readPem('tls-cert', certPath), key: readPem('tls-key', keyPath) } : undefined,
@@ -102,6 +104,7 @@ export function describeSimulator(sim: Simulator, opts: SimulatorOptions): strin
     `  auth:     ${auth}`,
     `  topology: ${opts.vhosts ?? 1} vhost(s) x ${opts.apps ?? 3} application(s) x ${opts.streams ?? 3} stream(s), seed ${opts.seed ?? 1}`,
     `  logs:     ${opts.logs?.linesPerSecond ?? 0} line(s)/s`,
+    ...(opts.capacity ? [`  capacity: ${opts.capacity} request(s) at once, the rest queue (waits are reported when it stops)`] : []),
     `  try:      curl ${insecure}${curlAuth}-H 'Accept: application/json' ${sim.url}/v2/machine/monitoring/current`,
     '',
   ].join('\n');
@@ -131,6 +134,9 @@ export const simulateCommand: CommandModule = {
     const logger = createLogger({ level: argv['log.level'] as LogLevel, format: argv['log.format'] as LogFormat }).child({ component: 'simulator' });
     const opts = simulatorOptionsFromArgs(argv);
     const sim = await runSimulator({ ...opts, logger });
-    onShutdown(logger, () => sim.close());
+    onShutdown(logger, async () => {
+      if (opts.capacity) logger.info({ capacity: opts.capacity, ...sim.workers.queueWaits() }, 'requests waited for a worker');
+      await sim.close();
+    });
   },
 };

@@ -23,6 +23,7 @@ import { ValueClock } from './value-clock.js';
 import { ValueModel } from './values.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { WebhookConfig } from './webhooks/webhook-config.js';
+import { WorkerPool, type QueueWaits } from './worker-pool.js';
 
 /**
  * A loopback Wowza Streaming Engine REST API: the monitoring and log resources with the real server's
@@ -34,6 +35,7 @@ import { WebhookConfig } from './webhooks/webhook-config.js';
 export type { SimulatorOptions } from './options.js';
 export { SimulatorOptionError } from './options.js';
 export type { Fault, FaultInput, FaultName } from './faults.js';
+export type { QueueWaits } from './worker-pool.js';
 export type { LogEntry } from './logs/server-logs.js';
 export type { LogFileInfo } from './logs/log-store.js';
 export type { StreamListing, TopologyListing, AppOptions, StreamOptions } from './topology.js';
@@ -84,6 +86,8 @@ export interface Simulator {
   readonly webhooks: SimulatorWebhooks;
   /** `GET /v2/...` for every route served. */
   readonly routes: string[];
+  /** With a `capacity`: how long requests waited for a worker (since the last reset), and requests waiting now. */
+  readonly workers: { queueWaits(): QueueWaits; resetWaits(): void; readonly queued: number; readonly size: number };
   /** Credentials revoked mid-run: the old password gets 401 from now on. */
   setPassword(password: string): void;
   /** Moves the value clock `seconds` (default 1) forward; the only way values move when frozen. */
@@ -147,6 +151,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   });
 
   const counters = new RequestCounters();
+  const workers = new WorkerPool(o.capacity);
   const faults = new FaultInjector(() => router.keys());
   const credentials = { username: o.username, password: o.password };
   const auth = new AuthGate({ mode: o.auth, algorithms: o.digestAlgorithms, nonceTtlMs: o.nonceTtlMs, strictNonceCount: o.strictNonceCount }, () => credentials);
@@ -175,6 +180,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       faults,
       counters,
       latencyMs: o.latencyMs,
+      workers,
       xmlOnly: o.xmlOnly,
       render: { wowzaServer, serverHeader: `WowzaStreamingEngine/${wowzaServer}` },
       signal: closing.signal,
@@ -201,6 +207,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     logs,
     webhooks,
     routes: router.keys(),
+    workers,
     setPassword(password: string) {
       if (typeof password !== 'string') throw new SimulatorOptionError('setPassword needs a string');
       credentials.password = password;

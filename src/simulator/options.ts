@@ -25,8 +25,10 @@ export interface SimulatorOptions {
   streams?: number;
   /** Rendition suffixes added for each stream of a transcoder application; default ['160p', '720p']. */
   renditions?: string[];
-  /** Added to every response. */
+  /** Added to every response: the time a worker spends on a request. */
   latencyMs?: number;
+  /** Requests served at once (REST worker threads); more wait in arrival order. Default 0: no limit. */
+  capacity?: number;
   /** Values stand still unless tick() moves them (tests). */
   frozen?: boolean;
   /** Default 'Wowza Streaming Engine 4.9.4 build20250114124522'. Below 4.9.6 there are no webhooks (404). */
@@ -114,6 +116,7 @@ export function resolveOptions(o: SimulatorOptions = {}): ResolvedOptions {
     streams,
     renditions,
     latencyMs: num('latencyMs', o.latencyMs, 0, 0),
+    capacity: int('capacity', o.capacity, 0, 0, 100_000),
     frozen: o.frozen ?? false,
     serverVersion: o.serverVersion ?? 'Wowza Streaming Engine 4.9.4 build20250114124522',
     webhookTimeoutMs: num('webhookTimeoutMs', o.webhookTimeoutMs, 5000, 1),

@@ -6,10 +6,12 @@ import type { RequestCounters } from './counters.js';
 import { faultReply, sendHuge, type FaultInjector } from './faults.js';
 import { encodeReply, htmlPage, wantsJson, wowzaError, writeEncoded, type EncodedReply, type RenderSettings, type Reply } from './reply.js';
 import { BadPathError, type RequestContext, type Router } from './router.js';
+import type { WorkerPool } from './worker-pool.js';
 
 /**
- * One request's way through the simulator: count it, wait the configured latency, authenticate, apply an
- * injected fault, route, and render JSON or XML. Nothing a client sends can make it throw past here.
+ * One request's way through the simulator: count it, wait for a free worker, take the configured latency,
+ * authenticate, apply an injected fault, route, and render JSON or XML. Nothing a client sends can make it
+ * throw past here.
  */
 
 export interface PipelineSettings {
@@ -18,6 +20,8 @@ export interface PipelineSettings {
   faults: FaultInjector;
   counters: RequestCounters;
   latencyMs: number;
+  /** The REST worker pool every request waits for before it is served (auth challenges included). */
+  workers: WorkerPool;
   /** Answer XML even when JSON is asked for. */
   xmlOnly: boolean;
   render: Omit<RenderSettings, 'json'>;
@@ -85,6 +89,10 @@ async function handle(p: PipelineSettings, req: IncomingMessage, res: ServerResp
   p.counters.recordRequest(routeKey);
   res.on('finish', () => p.counters.recordStatus(res.statusCode));
 
+  const release = await p.workers.acquire(p.signal);
+  if (!release) return routeKey;
+  // A hung answer keeps its worker, as a stuck handler thread would, until the connection goes.
+  res.on('close', release);
   if (!(await sleep(p.latencyMs, p.signal))) return routeKey;
 
   const verdict = p.auth.check(method, target, req.headers.authorization);
