@@ -58,7 +58,7 @@ function videoJobs(runtime: RuntimeConfig, self: SelfMetrics): PollJobSpec[] {
   const client = new VideoClient({
     url: runtime.config.video.url,
     token: runtime.videoToken,
-    onRequest: (endpoint, code) => self.apiRequests.inc({ server, endpoint, code }),
+    onRequest: (endpoint, code, seconds) => self.observeRequest(server, endpoint, code, seconds),
   });
   return [
     {
@@ -127,8 +127,8 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
       throw err;
     }
     const deadline = probeDeadlineMs(req.headers['x-prometheus-scrape-timeout-seconds'] as string | undefined);
-    const body = await probe(runtime, resolved, collectors, deadline, logger.child({ component: 'probe' }), (endpoint, code) =>
-      self.apiRequests.inc({ server: `probe:${resolved.moduleName}`, endpoint, code }),
+    const body = await probe(runtime, resolved, collectors, deadline, logger.child({ component: 'probe' }), (endpoint, code, seconds) =>
+      self.observeRequest(`probe:${resolved.moduleName}`, endpoint, code, seconds),
     );
     await sendMetrics(req, res, body);
   });
@@ -167,7 +167,7 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
   // Log shipping runs beside the collectors, each server's log endpoints through its own client. It starts
   // first: a bad sink (an unreadable secret file) must stop the start before anything listens or polls.
   if (runtime.config.logs && runtime.collectors.logs.enabled) {
-    logClients = runtime.logServers.map((t) => new WowzaClient(t, { onRequest: (endpoint, code) => self.apiRequests.inc({ server: t.name, endpoint, code }) }));
+    logClients = runtime.logServers.map((t) => new WowzaClient(t, { onRequest: (endpoint, code, seconds) => self.observeRequest(t.name, endpoint, code, seconds) }));
     shipping = await startLogShipping({
       sources: logClients.map((c) => new WowzaLogSource(c)),
       config: runtime.config.logs,

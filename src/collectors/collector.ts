@@ -1,6 +1,6 @@
-import type { LimitFunction } from 'p-limit';
 import type { CollectorName } from '../config/schema.js';
 import type { Logger } from '../logger.js';
+import type { Limit } from './concurrency-limiter.js';
 import type { MetricSet } from '../metrics/metric-set.js';
 import type { WowzaClient } from '../wowza/client.js';
 import type { Discovery } from './discovery.js';
@@ -11,7 +11,7 @@ export interface PollContext {
   /** The `server` label. */
   readonly server: string;
   /** Bounds parallel API requests to this server (shared by all its collectors). */
-  readonly limit: LimitFunction;
+  readonly limit: Limit;
   /** Aborted when the poll's deadline passes. */
   readonly signal: AbortSignal;
   readonly discovery: Discovery;

@@ -1,6 +1,6 @@
-import type { LimitFunction } from 'p-limit';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../logger.js';
+import type { Limit } from './concurrency-limiter.js';
 import type { WowzaClient } from '../wowza/client.js';
 import { WowzaHttpError } from '../wowza/errors.js';
 import type { ApplicationList, IncomingStream, InstanceList } from '../wowza/schemas.js';
@@ -65,7 +65,7 @@ export class Discovery {
 
   constructor(
     private readonly client: WowzaClient,
-    private readonly limit: LimitFunction,
+    private readonly limit: Limit,
     private readonly config: DiscoveryConfig,
     private readonly maxAgeMs: number,
     private readonly log: Logger,

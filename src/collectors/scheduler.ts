@@ -1,4 +1,3 @@
-import pLimit, { type LimitFunction } from 'p-limit';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../logger.js';
 import { MetricSet } from '../metrics/metric-set.js';
@@ -7,6 +6,7 @@ import type { SnapshotStore } from '../metrics/snapshot-store.js';
 import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
 import { WowzaError } from '../wowza/errors.js';
 import type { Collector, PollContext } from './collector.js';
+import { ConcurrencyLimiter, type Limit } from './concurrency-limiter.js';
 import { Discovery } from './discovery.js';
 import { pollDeadlineMs } from './poll-deadline.js';
 
@@ -49,10 +49,16 @@ export function errorReason(err: Error): string {
   return err instanceof WowzaError ? err.kind : 'error';
 }
 
-/** One server's connection pool, concurrency limit and discovery cache. */
+/** The limiter `poll.concurrency` asks for: a fixed number, or `auto` up to `poll.concurrency_max`. */
+export function limiterFor(config: Config, onLimit?: (limit: number) => void): ConcurrencyLimiter {
+  const c = config.poll.concurrency;
+  return new ConcurrencyLimiter(c === 'auto' ? { max: config.poll.concurrency_max, onLimit } : { fixed: c, onLimit });
+}
+
+/** One server's connection pool, concurrency limiter and discovery cache. */
 export class ServerRuntime {
   readonly client: WowzaClient;
-  readonly limit: LimitFunction;
+  readonly limiter: ConcurrencyLimiter;
   readonly discovery: Discovery;
 
   constructor(
@@ -62,11 +68,19 @@ export class ServerRuntime {
     readonly log: Logger,
     private readonly self?: SelfMetrics,
   ) {
+    const server = target.name;
+    this.limiter = limiterFor(config, self ? (n) => self.concurrencyLimit.set({ server }, n) : undefined);
     this.client = new WowzaClient(target, {
-      onRequest: self ? (endpoint, code) => self.apiRequests.inc({ server: target.name, endpoint, code }) : undefined,
+      onRequest: (endpoint, code, seconds) => {
+        self?.observeRequest(server, endpoint, code, seconds);
+        this.limiter.observe(endpoint, code, seconds);
+      },
     });
-    this.limit = pLimit(config.poll.concurrency);
-    this.discovery = new Discovery(this.client, this.limit, config.discovery, discoveryMaxAgeMs, log);
+    this.discovery = new Discovery(this.client, this.limiter.run, config.discovery, discoveryMaxAgeMs, log);
+  }
+
+  get limit(): Limit {
+    return this.limiter.run;
   }
 
   context(collector: string, signal: AbortSignal, log: Logger): PollContext {

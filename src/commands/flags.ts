@@ -23,7 +23,7 @@ export function withServeFlags<T>(y: Argv<T>) {
     .option('web.listen-address', { type: 'string', describe: 'address for /metrics and /probe (default :9935)', group: 'Web:' })
     .option('web.config.file', { type: 'string', describe: 'exporter-toolkit web config (TLS, basic auth)', group: 'Web:' })
     .option('poll.interval', { type: 'string', describe: 'how often collectors poll (default 15s)', group: 'Polling:' })
-    .option('poll.concurrency', { type: 'number', describe: 'parallel API requests per server (default 8)', group: 'Polling:' })
+    .option('poll.concurrency', { type: 'string', describe: 'parallel API requests per server: auto (default: adapts to the server, up to poll.concurrency_max) or a number', group: 'Polling:' })
     .option('video.url', { type: 'string', describe: 'Wowza Video API base URL', group: 'Wowza Video:' })
     .option('video.token-file', { type: 'string', describe: 'file with the Wowza Video API token (or env WOWZA_VIDEO_TOKEN)', group: 'Wowza Video:' });
   for (const name of COLLECTOR_NAMES) {
@@ -33,6 +33,13 @@ export function withServeFlags<T>(y: Argv<T>) {
 }
 
 type Args = Record<string, unknown>;
+
+/** `auto` stays a word; a number becomes one (anything else is left for the config schema to report). */
+function concurrencyFlag(v: unknown): number | 'auto' | undefined {
+  if (v === undefined) return undefined;
+  const text = String(v).trim();
+  return text === 'auto' ? 'auto' : /^\d+$/.test(text) ? Number(text) : (text as 'auto');
+}
 const str = (a: Args, k: string) => (a[k] === undefined ? undefined : String(a[k]));
 
 export function configFlagsFrom(a: Args): ConfigFlags {
@@ -54,7 +61,7 @@ export function configFlagsFrom(a: Args): ConfigFlags {
     listenAddress: str(a, 'web.listen-address'),
     webConfigFile: str(a, 'web.config.file'),
     pollInterval: str(a, 'poll.interval'),
-    pollConcurrency: a['poll.concurrency'] as number | undefined,
+    pollConcurrency: concurrencyFlag(a['poll.concurrency']),
     logLevel: str(a, 'log.level'),
     logFormat: str(a, 'log.format'),
     collectors,

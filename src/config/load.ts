@@ -21,7 +21,7 @@ export interface ConfigFlags {
   listenAddress?: string;
   webConfigFile?: string;
   pollInterval?: string;
-  pollConcurrency?: number;
+  pollConcurrency?: number | 'auto';
   logLevel?: string;
   logFormat?: string;
   collectors?: Partial<Record<CollectorName, boolean>>;
@@ -323,12 +323,17 @@ function toTarget(s: ServerConfig, name: string, field: string, timeoutMs: numbe
     maxResponseBytes: s.max_response_size,
     tls: { caFile: s.tls.ca_file, insecureSkipVerify: s.tls.insecure_skip_verify },
     serverName: s.server_name,
-    connections: config.poll.concurrency,
+    connections: connectionsFor(config),
   };
 }
 
+/** Sockets per server: as many as requests may be in flight, so none waits for a socket inside the client. */
+export function connectionsFor(config: Config): number {
+  return config.poll.concurrency === 'auto' ? config.poll.concurrency_max : config.poll.concurrency;
+}
+
 /** A probe target built from a module: the URL comes from the request, everything else from the module. */
-export function moduleTarget(module: ProbeModule, url: string, timeoutMs: number): WowzaTarget {
+export function moduleTarget(module: ProbeModule, url: string, timeoutMs: number, connections: number): WowzaTarget {
   const m = module.config;
   return {
     name: defaultServerName(url),
@@ -340,6 +345,6 @@ export function moduleTarget(module: ProbeModule, url: string, timeoutMs: number
     maxResponseBytes: m.max_response_size,
     tls: { caFile: m.tls.ca_file, insecureSkipVerify: m.tls.insecure_skip_verify },
     serverName: m.server_name,
-    connections: 8,
+    connections,
   };
 }

@@ -131,12 +131,18 @@ export const ConfigSchema = z.strictObject({
       interval: Duration.default(15_000),
       /** Request deadline when a server sets none; default 5 s, or 80 % of the shortest collector interval below 6.25 s. */
       timeout: Duration.optional(),
-      /** Parallel API requests per server. */
-      concurrency: z.number().int().min(1).max(256).default(8),
+      /** Parallel API requests per server: `auto` adapts to how fast the server answers; a number fixes it. */
+      concurrency: z
+        .union([z.literal('auto'), z.number().int().min(1).max(256)], {
+          error: (issue) => (issue.code === 'invalid_union' ? 'use auto or a whole number from 1 to 256' : undefined),
+        })
+        .default('auto'),
+      /** Upper bound of `auto`. */
+      concurrency_max: z.number().int().min(1).max(256).default(64),
       /** Random delay added to each poll start, as a share of the interval. */
       jitter: z.number().min(0).max(0.5).default(0.1),
     })
-    .default({ interval: 15_000, concurrency: 8, jitter: 0.1 }),
+    .default({ interval: 15_000, concurrency: 'auto', concurrency_max: 64, jitter: 0.1 }),
   collectors: z.partialRecord(z.enum(COLLECTOR_NAMES), CollectorToggle).default({}),
   discovery: z
     .strictObject({

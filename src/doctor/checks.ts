@@ -2,11 +2,10 @@ import { lookup } from 'node:dns/promises';
 import { isIP, connect as netConnect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { connect as tlsConnect, checkServerIdentity, type PeerCertificate } from 'node:tls';
-import pLimit from 'p-limit';
 import { request } from 'undici';
 import type { Collector } from '../collectors/collector.js';
 import { Discovery } from '../collectors/discovery.js';
-import { runCollector } from '../collectors/scheduler.js';
+import { limiterFor, runCollector } from '../collectors/scheduler.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../logger.js';
 import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
@@ -281,15 +280,16 @@ async function authCheck(t: WowzaTarget, offered: string[]): Promise<CheckResult
 async function costCheck(o: DoctorOptions): Promise<CheckResult> {
   let requests = 0;
   let requestSeconds = 0;
+  const limiter = limiterFor(o.config);
   const counting = new WowzaClient(o.target, {
-    onRequest: (_e, _c, seconds) => {
+    onRequest: (endpoint, code, seconds) => {
       requests++;
       requestSeconds += seconds;
+      limiter.observe(endpoint, code, seconds);
     },
   });
   try {
-    const concurrency = o.config.poll.concurrency;
-    const limit = pLimit(concurrency);
+    const limit = limiter.run;
     const signal = AbortSignal.timeout(Math.max(o.intervalMs * 4, 30_000));
     const discovery = new Discovery(counting, limit, o.config.discovery, 60_000, o.logger);
     const ctx = { client: counting, server: o.target.name, limit, signal, discovery, log: o.logger, vanished: () => {} };
@@ -297,6 +297,8 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
     const topology = await discovery.get(signal);
     const results = await Promise.all(o.collectors.map((c) => runCollector(c, ctx)));
     const seconds = (performance.now() - started) / 1000;
+    // With `auto`, the estimate goes by where the limiter settled against this server.
+    const concurrency = limiter.limit;
     const series = results.reduce((n, r) => n + r.set.size, 0) + results.length * 3 + 1; // + success, duration, last poll per collector, + wowza_up
     const failed = results.filter((r) => !r.ok);
     const latencyMs = requests ? (requestSeconds / requests) * 1000 : 0;

@@ -1,8 +1,7 @@
-import pLimit from 'p-limit';
 import type { Collector } from '../collectors/collector.js';
 import { Discovery } from '../collectors/discovery.js';
-import { errorReason, runCollector } from '../collectors/scheduler.js';
-import { moduleTarget, type RuntimeConfig } from '../config/load.js';
+import { errorReason, limiterFor, runCollector } from '../collectors/scheduler.js';
+import { connectionsFor, moduleTarget, type RuntimeConfig } from '../config/load.js';
 import type { Logger } from '../logger.js';
 import { M, PROBE } from '../metrics/definitions.js';
 import { mergeRendered, renderSet } from '../metrics/exposition.js';
@@ -61,9 +60,15 @@ export async function probe(
   onRequest?: RequestObserver,
 ): Promise<string> {
   const started = performance.now();
-  const target = moduleTarget(resolved.module, resolved.url, deadlineMs);
-  const client = new WowzaClient(target, { onRequest });
-  const limit = pLimit(runtime.config.poll.concurrency);
+  const target = moduleTarget(resolved.module, resolved.url, deadlineMs, connectionsFor(runtime.config));
+  const limiter = limiterFor(runtime.config);
+  const client = new WowzaClient(target, {
+    onRequest: (endpoint, code, seconds) => {
+      onRequest?.(endpoint, code, seconds);
+      limiter.observe(endpoint, code, seconds);
+    },
+  });
+  const limit = limiter.run;
   const signal = AbortSignal.timeout(deadlineMs);
   const discovery = new Discovery(client, limit, runtime.config.discovery, deadlineMs, log);
   const server = target.name;

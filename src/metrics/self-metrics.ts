@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { BUILD } from '../build-info.js';
 
 /** The exporter's own metrics (prom-client), kept apart from the per-poll Wowza sets. */
@@ -10,6 +10,10 @@ export interface SelfMetrics {
   lastPoll: Gauge<'server' | 'collector'>;
   apiRequests: Counter<'server' | 'endpoint' | 'code'>;
   vanishedObjects: Counter<'server' | 'collector'>;
+  concurrencyLimit: Gauge<'server'>;
+  requestDuration: Histogram<'server' | 'endpoint'>;
+  /** Counts one API request (retries and challenges included) and its latency. */
+  observeRequest(server: string, endpoint: string, code: string, seconds: number): void;
 }
 
 export function createSelfMetrics(options: { processMetrics?: boolean } = {}): SelfMetrics {
@@ -25,6 +29,25 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
     labelNames: ['version', 'revision', 'nodejs_version'],
     registers: [registry],
   }).set({ version: BUILD.version, revision: BUILD.revision, nodejs_version: process.version }, 1);
+  const apiRequests = new Counter({
+    name: 'wowza_exporter_api_requests_total',
+    help: 'REST API requests sent, by endpoint template and HTTP status code (or error kind).',
+    labelNames: ['server', 'endpoint', 'code'],
+    registers: [registry],
+  });
+  const requestDuration = new Histogram({
+    name: 'wowza_exporter_api_request_duration_seconds',
+    help: 'Latency of API requests (REST and connectioncounts), headers and body, by endpoint template.',
+    labelNames: ['server', 'endpoint'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const concurrencyLimit = new Gauge({
+    name: 'wowza_exporter_concurrency_limit',
+    help: 'API requests the limiter lets be in flight to the server now (poll.concurrency: auto adapts it).',
+    labelNames: ['server'],
+    registers: [registry],
+  });
   return {
     registry,
     up: new Gauge({ name: 'wowza_up', help: '1 when the last poll of the server reached the REST API and authenticated, else 0.', labelNames: ['server'], registers: [registry] }),
@@ -46,12 +69,13 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
       labelNames: ['server', 'collector'],
       registers: [registry],
     }),
-    apiRequests: new Counter({
-      name: 'wowza_exporter_api_requests_total',
-      help: 'REST API requests sent, by endpoint template and HTTP status code (or error kind).',
-      labelNames: ['server', 'endpoint', 'code'],
-      registers: [registry],
-    }),
+    apiRequests,
+    concurrencyLimit,
+    requestDuration,
+    observeRequest(server, endpoint, code, seconds) {
+      apiRequests.inc({ server, endpoint, code });
+      requestDuration.observe({ server, endpoint }, seconds);
+    },
     vanishedObjects: new Counter({
       name: 'wowza_exporter_vanished_objects_total',
       help: 'Objects (streams, vhosts, applications) discovery listed that were gone (HTTP 404) when their statistics were read; left out of that poll.',

@@ -131,7 +131,9 @@ const CASES: Case[] = [
   c('poll.timeout', { poll: { timeout: 'soon' } }, 'poll.timeout', /invalid duration/),
   c('poll.timeout', { poll: { interval: '10s', timeout: '10s' } }, 'poll.timeout', /shorter than the poll deadline of poll\.interval 10s \(9s/),
   c('poll.concurrency', { poll: { concurrency: 0 } }, 'poll.concurrency'),
-  c('poll.concurrency', { poll: { concurrency: 2.5 } }, 'poll.concurrency', /int/),
+  c('poll.concurrency', { poll: { concurrency: 2.5 } }, 'poll.concurrency', /use auto or a whole number from 1 to 256/),
+  c('poll.concurrency', { poll: { concurrency: 'fast' } }, 'poll.concurrency', /use auto or a whole number/),
+  c('poll.concurrency_max', { poll: { concurrency_max: 0 } }, 'poll.concurrency_max'),
   c('poll.jitter', { poll: { jitter: 2 } }, 'poll.jitter'),
 
   c('collectors', { collectors: ['machine'] }, 'collectors'),

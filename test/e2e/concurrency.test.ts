@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import { samples, startExporterProcess } from '../helpers/exporter-process.js';
+import { waitFor } from '../helpers/ports.js';
+
+/**
+ * `poll.concurrency: auto` (the default) against servers of different capacity, as users run it: no flag
+ * beyond the URL, credentials and a short interval. What a user sees is the limit on /metrics.
+ */
+describe('adaptive concurrency, at the defaults', () => {
+  async function limitAfterPolls(capacity: number, streams: number): Promise<{ limits: number[]; text: string }> {
+    const sim = await startSimulator({ auth: 'basic', frozen: true, latencyMs: 20, capacity, apps: 4, streams });
+    const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username, '--poll.interval', '2s'], { WOWZA_PASSWORD: sim.password });
+    try {
+      const limits: number[] = [];
+      let last = 0;
+      let text = '';
+      // Three stream polls after the first.
+      for (let i = 0; i < 4; i++) {
+        text = await waitFor('a stream poll', async () => {
+          const t = await exporter.metrics();
+          const at = samples(t, 'wowza_exporter_last_poll_timestamp_seconds', { collector: 'stream' })[0]?.value ?? 0;
+          return at > last ? ((last = at), t) : undefined;
+        });
+        limits.push(samples(text, 'wowza_exporter_concurrency_limit')[0]!.value);
+      }
+      expect(samples(text, 'wowza_exporter_collector_success').every((s) => s.value === 1)).toBe(true);
+      return { limits, text };
+    } finally {
+      await exporter.stop();
+      await sim.close();
+    }
+  }
+
+  it('a server that serves 2 requests at once: the limit stays near 2, so requests barely queue there', async () => {
+    const { limits, text } = await limitAfterPolls(2, 15);
+    for (const l of limits.slice(1)) {
+      expect(l).toBeGreaterThanOrEqual(1);
+      expect(l).toBeLessThanOrEqual(4);
+    }
+    // The latency the limiter goes by is on /metrics too, by endpoint template.
+    const count = samples(text, 'wowza_exporter_api_request_duration_seconds_count', {
+      endpoint: '/v2/servers/{server}/vhosts/{vhost}/applications/{app}/instances/{instance}/incomingstreams/{stream}/monitoring/current',
+    })[0]!.value;
+    expect(count).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('a server with room to spare: the limit climbs towards poll.concurrency_max (64)', async () => {
+    const { limits } = await limitAfterPolls(0, 60);
+    expect(Math.max(...limits)).toBeGreaterThanOrEqual(32);
+  }, 30_000);
+});
