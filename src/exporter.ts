@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { wseCollectorsEnabled } from './collectors/registry.js';
 import { Scheduler, timedPoll, type PollJobSpec } from './collectors/scheduler.js';
-import type { RuntimeConfig } from './config/load.js';
+import { intervalFor, type RuntimeConfig } from './config/load.js';
 import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from './http/probe.js';
 import { sendMetrics, sendText, startExporterServer, type RouteHandler } from './http/server.js';
 import { basicAuthGuard, createServerFactory, loadWebConfig } from './http/web-config.js';
@@ -86,7 +86,7 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
     config: runtime.config,
     servers: runtime.servers,
     collectors,
-    intervalOf: (c) => runtime.collectors[c.name].intervalMs,
+    intervalOf: (c, target) => intervalFor(runtime, c.name, target),
     extraJobs: videoJobs(runtime, self),
     self,
     store,

@@ -2,7 +2,7 @@ import type { CollectorName } from '../config/schema.js';
 import type { Logger } from '../logger.js';
 import type { Limit } from './concurrency-limiter.js';
 import type { MetricSet } from '../metrics/metric-set.js';
-import type { WowzaClient } from '../wowza/client.js';
+import type { WowzaClient, WowzaTarget } from '../wowza/client.js';
 import type { Discovery } from './discovery.js';
 
 /** Everything a collector may use during one poll of one server. */
@@ -18,6 +18,8 @@ export interface PollContext {
   readonly log: Logger;
   /** Counts an object discovery listed that answered 404 by the time its statistics were read. */
   readonly vanished: () => void;
+  /** Per-stream viewers come from the connectioncounts collector, not the REST stream statistics. */
+  readonly viewersFromConnectionCounts?: boolean;
 }
 
 /** One source of metrics: a WSE endpoint family. Fills `out` or throws; never returns partial old data. */
@@ -25,5 +27,7 @@ export interface Collector {
   readonly name: CollectorName;
   /** One line for docs and `--help`. */
   readonly description: string;
+  /** Servers it polls; all by default. */
+  appliesTo?(target: WowzaTarget): boolean;
   poll(ctx: PollContext, out: MetricSet): Promise<void>;
 }

@@ -3,7 +3,7 @@ import type { Labels, MetricSet } from '../metrics/metric-set.js';
 import type { CurrentStats } from '../wowza/schemas.js';
 import { WowzaHttpError } from '../wowza/errors.js';
 import type { PollContext } from './collector.js';
-import { protocolLabel } from './protocol.js';
+import { connectionsByProtocol } from './protocol.js';
 
 /** The metrics of one `monitoring/current` level (vhost, application or stream share the shape). */
 export interface CurrentStatsDefs {
@@ -16,21 +16,16 @@ export interface CurrentStatsDefs {
   sendRate: MetricDef;
 }
 
-export function addCurrentStats(out: MetricSet, defs: CurrentStatsDefs, labels: Labels, s: CurrentStats): void {
+/** `viewers: false` leaves the connection counts to another source (connectioncounts). */
+export function addCurrentStats(out: MetricSet, defs: CurrentStatsDefs, labels: Labels, s: CurrentStats, viewers = true): void {
   out.add(defs.uptime, labels, s.uptime);
-  out.add(defs.connectionsTotal, labels, s.totalConnections);
   out.add(defs.received, labels, s.bytesIn);
   out.add(defs.sent, labels, s.bytesOut);
   out.add(defs.receiveRate, labels, s.bytesInRate);
   out.add(defs.sendRate, labels, s.bytesOutRate);
-  // Two keys can map to one label (e.g. a server sending both RTP and rtp): sum them rather than emit a duplicate series.
-  const byProtocol = new Map<string, number>();
-  for (const [key, value] of Object.entries(s.connectionCount)) {
-    if (value === null) continue;
-    const p = protocolLabel(key);
-    byProtocol.set(p, (byProtocol.get(p) ?? 0) + value);
-  }
-  for (const [protocol, value] of byProtocol) out.add(defs.connections, { ...labels, protocol }, value);
+  if (!viewers) return;
+  out.add(defs.connectionsTotal, labels, s.totalConnections);
+  for (const [protocol, value] of connectionsByProtocol(s.connectionCount)) out.add(defs.connections, { ...labels, protocol }, value);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { CollectorName } from '../config/schema.js';
 import { applicationCollector } from './application.js';
 import type { Collector } from './collector.js';
+import { connectionCountsCollector } from './connection-counts.js';
 import { instanceCollector } from './instance.js';
 import { machineCollector } from './machine.js';
 import { statusCollector } from './status.js';
@@ -15,6 +16,7 @@ export const WSE_COLLECTORS: readonly Collector[] = [
   applicationCollector,
   instanceCollector,
   streamCollector,
+  connectionCountsCollector,
 ];
 
 export function wseCollectorsEnabled(enabled: Record<CollectorName, { enabled: boolean }>): Collector[] {

@@ -67,6 +67,8 @@ export class ServerRuntime {
     discoveryMaxAgeMs: number,
     readonly log: Logger,
     private readonly self?: SelfMetrics,
+    /** Per-stream viewers come from the connectioncounts collector. */
+    private readonly viewersFromConnectionCounts = false,
   ) {
     const server = target.name;
     this.limiter = limiterFor(config, self ? (n) => self.concurrencyLimit.set({ server }, n) : undefined);
@@ -86,7 +88,16 @@ export class ServerRuntime {
   context(collector: string, signal: AbortSignal, log: Logger): PollContext {
     const server = this.target.name;
     const vanished = () => this.self?.vanishedObjects.inc({ server, collector });
-    return { client: this.client, server, limit: this.limit, signal, discovery: this.discovery, log, vanished };
+    return {
+      client: this.client,
+      server,
+      limit: this.limit,
+      signal,
+      discovery: this.discovery,
+      log,
+      vanished,
+      viewersFromConnectionCounts: this.viewersFromConnectionCounts,
+    };
   }
 
   close(): Promise<void> {
@@ -119,7 +130,8 @@ export interface SchedulerOptions {
   config: Config;
   servers: WowzaTarget[];
   collectors: Collector[];
-  intervalOf: (collector: Collector) => number;
+  /** How often a collector polls a server. */
+  intervalOf: (collector: Collector, target: WowzaTarget) => number;
   /** Polls beside the WSE collectors (Wowza Video). */
   extraJobs?: PollJobSpec[];
   self: SelfMetrics;
@@ -142,17 +154,19 @@ export class Scheduler {
   readonly firstCycle = new Promise<void>((r) => (this.readyResolve = r));
 
   constructor(private readonly o: SchedulerOptions) {
-    const intervals = o.collectors.map((c) => o.intervalOf(c));
-    const discoveryAge = Math.max(1, Math.min(...intervals, o.config.poll.interval) * 0.9);
-    this.runtimes = o.servers.map(
-      (t) => new ServerRuntime(t, o.config, discoveryAge, o.logger.child({ component: 'discovery', server: t.name }), o.self),
-    );
+    const applying = (t: WowzaTarget) => o.collectors.filter((c) => c.appliesTo?.(t) ?? true);
+    this.runtimes = o.servers.map((t) => {
+      const intervals = applying(t).map((c) => o.intervalOf(c, t));
+      const discoveryAge = Math.max(1, Math.min(...intervals, o.config.poll.interval) * 0.9);
+      const counts = applying(t).some((c) => c.name === 'connectioncounts');
+      return new ServerRuntime(t, o.config, discoveryAge, o.logger.child({ component: 'discovery', server: t.name }), o.self, counts);
+    });
     for (const runtime of this.runtimes) {
-      for (const collector of o.collectors) {
+      for (const collector of applying(runtime.target)) {
         const spec: PollJobSpec = {
           server: runtime.target.name,
           collector: collector.name,
-          intervalMs: o.intervalOf(collector),
+          intervalMs: o.intervalOf(collector, runtime.target),
           setsUp: true,
           poll: (signal, log) => runCollector(collector, runtime.context(collector.name, signal, log)),
           invalidate: () => runtime.discovery.invalidate(),

@@ -16,7 +16,8 @@ const DEFS = {
 /**
  * `{I}/incomingstreams/{stream}/monitoring/current` per stream the instance list shows (the list is the
  * truth for existence: the API answers 200 with zeros for streams that do not exist). One request per stream.
- * Streams come and go all the time: one that ended since discovery (404) is left out, the rest stay.
+ * Streams come and go all the time: one that ended since discovery (404) is left out, the rest stay. With
+ * connectioncounts the viewers come from there, and this collector reads only bytes and uptime.
  */
 export const streamCollector: Collector = {
   name: 'stream',
@@ -26,7 +27,7 @@ export const streamCollector: Collector = {
     await Promise.all(
       topology.streams.map(async (s) => {
         const stats = await ifStillThere(ctx, () => ctx.limit(() => ctx.client.streamCurrent(s.vhost, s.app, s.instance, s.name, ctx.signal)));
-        if (stats) addCurrentStats(out, DEFS, streamLabels(ctx.server, s), stats);
+        if (stats) addCurrentStats(out, DEFS, streamLabels(ctx.server, s), stats, !ctx.viewersFromConnectionCounts);
       }),
     );
   },

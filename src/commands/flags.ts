@@ -13,6 +13,12 @@ export function withWowzaFlags<T>(y: Argv<T>) {
     .option('wowza.timeout', { type: 'string', describe: 'deadline per API request (default 5s)', group: 'Wowza:' })
     .option('wowza.insecure-skip-verify', { type: 'boolean', describe: 'accept any TLS certificate (test servers only)', group: 'Wowza:' })
     .option('wowza.ca-file', { type: 'string', describe: 'PEM CA file for a server with a private or self-signed certificate', group: 'Wowza:' })
+    .option('wowza.connectioncounts-url', {
+      type: 'string',
+      array: true,
+      describe: 'the server\'s connectioncounts provider, e.g. http://wowza:8086/connectioncounts: all viewer counts in one request (one per --wowza.url)',
+      group: 'Wowza:',
+    })
     .option('log.level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], describe: 'log level (default info)', group: 'General:' })
     .option('log.format', { type: 'string', choices: ['json', 'logfmt'], describe: 'log format (default json)', group: 'General:' });
 }
@@ -58,6 +64,7 @@ export function configFlagsFrom(a: Args): ConfigFlags {
     wowzaTimeout: str(a, 'wowza.timeout'),
     wowzaInsecureSkipVerify: a['wowza.insecure-skip-verify'] as boolean | undefined,
     wowzaCaFile: str(a, 'wowza.ca-file'),
+    wowzaConnectionCountsUrl: (a['wowza.connectioncounts-url'] as string[] | undefined)?.map(String),
     listenAddress: str(a, 'web.listen-address'),
     webConfigFile: str(a, 'web.config.file'),
     pollInterval: str(a, 'poll.interval'),

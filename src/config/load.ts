@@ -18,6 +18,8 @@ export interface ConfigFlags {
   wowzaTimeout?: string;
   wowzaInsecureSkipVerify?: boolean;
   wowzaCaFile?: string;
+  /** One per `--wowza.url`, in the same order. */
+  wowzaConnectionCountsUrl?: string[];
   listenAddress?: string;
   webConfigFile?: string;
   pollInterval?: string;
@@ -48,8 +50,26 @@ export interface RuntimeConfig {
   modules: Map<string, ProbeModule>;
   videoToken?: string;
   webhookSecret?: string;
-  /** Enabled state and interval (ms) per collector. */
-  collectors: Record<CollectorName, { enabled: boolean; intervalMs: number }>;
+  /** Enabled state and interval (ms) per collector; `own`: the interval was configured for the collector itself. */
+  collectors: Record<CollectorName, { enabled: boolean; intervalMs: number; own: boolean }>;
+}
+
+/** The `stream` collector's interval when viewers come from connectioncounts and none was set for it. */
+export const STREAM_INTERVAL_WITH_COUNTS_MS = 60_000;
+
+/** Whether `target`'s viewer counts come from its connectioncounts provider. */
+export function readsConnectionCounts(runtime: Pick<RuntimeConfig, 'collectors'>, target: WowzaTarget): boolean {
+  return target.connectionCountsUrl !== undefined && runtime.collectors.connectioncounts.enabled;
+}
+
+/**
+ * How often `collector` polls `target`. With connectioncounts the `stream` collector only reads bytes and
+ * uptime, which need not be as fresh: 60 s (or the poll interval when longer), unless set for it.
+ */
+export function intervalFor(runtime: Pick<RuntimeConfig, 'collectors'>, collector: CollectorName, target: WowzaTarget): number {
+  const c = runtime.collectors[collector];
+  if (collector === 'stream' && !c.own && readsConnectionCounts(runtime, target)) return Math.max(c.intervalMs, STREAM_INTERVAL_WITH_COUNTS_MS);
+  return c.intervalMs;
 }
 
 /** Collectors that run unless turned off; `logs` and `video` need configuration first. */
@@ -60,6 +80,7 @@ const DEFAULT_ENABLED: Record<CollectorName, boolean> = {
   application: true,
   instance: true,
   stream: true,
+  connectioncounts: true,
   logs: true,
   video: true,
 };
@@ -104,9 +125,17 @@ function applyFlags(doc: Record<string, unknown>, f: ConfigFlags): void {
 
   // Without servers in the file, the flags describe the one default server.
   const urls = f.wowzaUrl && f.wowzaUrl.length > 0 ? f.wowzaUrl : doc.servers === undefined ? [DEFAULT_URL] : undefined;
+  const counts = f.wowzaConnectionCountsUrl ?? [];
+  if (counts.length > 0 && counts.length !== (urls ?? (Array.isArray(doc.servers) ? doc.servers : [])).length) {
+    throw new ConfigError(`--wowza.connectioncounts-url: give one per server (${counts.length} for ${(urls ?? (doc.servers as unknown[] | undefined) ?? []).length}), in the order of --wowza.url`);
+  }
   if (urls) {
-    doc.servers = urls.map((url) => ({ url, ...connection, ...(Object.keys(tls).length ? { tls } : {}) }));
+    doc.servers = urls.map((url, i) => ({ url, ...connection, ...(Object.keys(tls).length ? { tls } : {}), ...(counts[i] ? { connectioncounts_url: counts[i] } : {}) }));
   } else if (Array.isArray(doc.servers)) {
+    counts.forEach((c, i) => {
+      const s = (doc.servers as Array<Record<string, unknown>>)[i];
+      if (s !== null && typeof s === 'object') s.connectioncounts_url = c;
+    });
     for (const s of doc.servers as Array<Record<string, unknown>>) {
       if (s === null || typeof s !== 'object') continue;
       Object.assign(s, connection);
@@ -180,17 +209,18 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
 
 /** Reads secret files, fills defaults that depend on other keys, and checks cross-field rules. */
 export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.env, warn: Warn = () => {}): RuntimeConfig {
-  const intervalOf = (n: CollectorName) => {
+  const ownInterval = (n: CollectorName) => {
     const t = config.collectors[n];
-    return typeof t === 'object' && t.interval !== undefined ? t.interval : n === 'video' ? config.video.interval : config.poll.interval;
+    return typeof t === 'object' ? t.interval : undefined;
   };
+  const intervalOf = (n: CollectorName) => ownInterval(n) ?? (n === 'video' ? config.video.interval : config.poll.interval);
   const enabledOf = (n: CollectorName) => {
     const t = config.collectors[n];
     if (t === undefined) return DEFAULT_ENABLED[n];
     return typeof t === 'boolean' ? t : t.enabled;
   };
   const collectors = Object.fromEntries(
-    COLLECTOR_NAMES.map((n) => [n, { enabled: enabledOf(n), intervalMs: intervalOf(n) }]),
+    COLLECTOR_NAMES.map((n) => [n, { enabled: enabledOf(n), intervalMs: intervalOf(n), own: ownInterval(n) !== undefined }]),
   ) as RuntimeConfig['collectors'];
   const fastest = fastestPoll(config, collectors);
 
@@ -324,6 +354,7 @@ function toTarget(s: ServerConfig, name: string, field: string, timeoutMs: numbe
     tls: { caFile: s.tls.ca_file, insecureSkipVerify: s.tls.insecure_skip_verify },
     serverName: s.server_name,
     connections: connectionsFor(config),
+    ...(s.connectioncounts_url ? { connectionCountsUrl: s.connectioncounts_url } : {}),
   };
 }
 

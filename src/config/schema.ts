@@ -80,6 +80,11 @@ export const ServerSchema = z.strictObject({
   /** The `server` label; default `host:port` of the URL. */
   name: z.string().min(1).optional(),
   url: httpUrl('http://127.0.0.1:8087', 'use username and password_file'),
+  /**
+   * The server's connectioncounts provider (admin port, 8086 by default): per-stream viewers for every stream in
+   * one request, so the REST `stream` collector only reads bytes and uptime, every 60 s unless set otherwise.
+   */
+  connectioncounts_url: httpUrl('http://127.0.0.1:8086/connectioncounts', 'the server\'s username and password_file are used').optional(),
   ...Connection,
 });
 
@@ -105,7 +110,7 @@ const CollectorToggle = z.union([z.boolean(), z.strictObject({ enabled: z.boolea
   error: (issue) => (issue.code === 'invalid_union' ? 'use true, false or {enabled: true|false, interval: 30s}' : undefined),
 });
 
-export const COLLECTOR_NAMES = ['machine', 'status', 'vhost', 'application', 'instance', 'stream', 'logs', 'video'] as const;
+export const COLLECTOR_NAMES = ['machine', 'status', 'vhost', 'application', 'instance', 'stream', 'connectioncounts', 'logs', 'video'] as const;
 export type CollectorName = (typeof COLLECTOR_NAMES)[number];
 
 export const ConfigSchema = z.strictObject({

@@ -113,8 +113,9 @@ export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
       details: { version, build, webhooks },
     });
 
-    // 6. Discovery and the cost of one poll cycle, measured by running it.
-    add(await costCheck(o));
+    // 6. Discovery and the cost of one poll cycle, measured by running it; what connectioncounts would save.
+    const cost = add(await costCheck(o));
+    add(await connectionCountsCheck(o.target, (cost.details?.streams as number | undefined) ?? 0));
 
     // 7. Logs.
     add(await logsCheck(client));
@@ -295,7 +296,7 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
     const ctx = { client: counting, server: o.target.name, limit, signal, discovery, log: o.logger, vanished: () => {} };
     const started = performance.now();
     const topology = await discovery.get(signal);
-    const results = await Promise.all(o.collectors.map((c) => runCollector(c, ctx)));
+    const results = await Promise.all(o.collectors.filter((c) => c.appliesTo?.(o.target) ?? true).map((c) => runCollector(c, ctx)));
     const seconds = (performance.now() - started) / 1000;
     // With `auto`, the estimate goes by where the limiter settled against this server.
     const concurrency = limiter.limit;
@@ -320,6 +321,47 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
   } finally {
     await counting.close();
   }
+}
+
+/**
+ * Whether the server offers the connectioncounts provider (admin port 8086 by default, or beside the REST API
+ * behind a proxy), and what it saves: viewers of every stream in one request instead of one per stream.
+ */
+async function connectionCountsCheck(t: WowzaTarget, streams: number): Promise<CheckResult> {
+  const rest = new URL(t.url);
+  const admin = new URL(rest);
+  admin.port = '8086';
+  const candidates = t.connectionCountsUrl ? [t.connectionCountsUrl] : [...new Set([`${admin.origin}/connectioncounts`, `${rest.origin}/connectioncounts`])];
+  const saves = `viewers of ${streams} stream(s) in 1 request instead of ${streams}, and the per-stream REST reads (bytes, uptime) every 60 s`;
+  const errors: string[] = [];
+  for (const url of candidates) {
+    const client = new WowzaClient({ ...t, connectionCountsUrl: url });
+    try {
+      const found = await client.connectionCounts(AbortSignal.timeout(t.timeoutMs));
+      const details = { url, streams: found.size, configured: t.connectionCountsUrl !== undefined };
+      if (t.connectionCountsUrl) return { check: 'connectioncounts', status: 'pass', message: `${url} answers with ${found.size} stream(s): ${saves}`, details };
+      return {
+        check: 'connectioncounts',
+        status: 'warn',
+        message: `the server offers connectioncounts at ${url} (${found.size} stream(s)) but it is not used`,
+        fix: `add --wowza.connectioncounts-url ${url} (servers[].connectioncounts_url): ${saves}`,
+        details,
+      };
+    } catch (err) {
+      errors.push((err as Error).message);
+    } finally {
+      await client.close();
+    }
+  }
+  if (t.connectionCountsUrl) {
+    return {
+      check: 'connectioncounts',
+      status: 'fail',
+      message: errors[0]!,
+      fix: 'check the URL (the admin port, 8086 by default) and that VHost.xml keeps the HTTPConnectionCountsXML provider (path connectioncounts*) on that port',
+    };
+  }
+  return { check: 'connectioncounts', status: 'pass', message: `not offered at ${candidates.join(' or ')}: viewers are read per stream through the REST API`, details: { errors } };
 }
 
 async function logsCheck(client: WowzaClient): Promise<CheckResult> {

@@ -74,7 +74,7 @@ export async function probe(
   const server = target.name;
   try {
     const ctx = { client, server, limit, signal, discovery, log, vanished: () => {} };
-    const results = await Promise.all(collectors.map((c) => runCollector(c, ctx)));
+    const results = await Promise.all(collectors.filter((c) => c.appliesTo?.(target) ?? true).map((c) => runCollector(c, ctx)));
     const meta = new MetricSet();
     let reached = results.length > 0;
     for (const r of results) {

@@ -11,6 +11,7 @@ import { ServerLogs } from './logs/server-logs.js';
 import { resolveOptions, SimulatorOptionError, type SimulatorOptions } from './options.js';
 import { createRequestHandler } from './pipeline.js';
 import { Router } from './router.js';
+import { registerConnectionCountsRoute } from './routes/connection-counts.js';
 import { registerLogRoutes } from './routes/logs.js';
 import { registerMonitoringRoutes } from './routes/monitoring.js';
 import { registerServerConfigRoutes } from './routes/server-config.js';
@@ -103,6 +104,7 @@ function registerRoutes(
 ): void {
   registerMonitoringRoutes(router, { values: deps.values, topology: deps.topology, numbersAsStrings: deps.numbersAsStrings });
   registerLogRoutes(router, deps.store);
+  registerConnectionCountsRoute(router, deps.values, deps.topology);
   registerServerConfigRoutes(router, deps.serverConfig);
   // Before 4.9.6 the webhook resources do not exist: the router's 404, as on an old server.
   if (deps.webhooks) registerWebhookRoutes(router, deps.webhooks);

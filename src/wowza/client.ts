@@ -13,6 +13,7 @@ import {
   WowzaUnparsableError,
   type CallSite,
 } from './errors.js';
+import { parseConnectionCounts, type StreamSessions } from './connection-counts.js';
 import { redactUrl } from './redact.js';
 import {
   ApplicationList,
@@ -43,6 +44,8 @@ export interface WowzaTarget {
   serverName: string;
   /** Connection cap for this server's pool. */
   connections: number;
+  /** The server's `HTTPConnectionCountsXML` provider (`http://host:8086/connectioncounts`), when viewers are read there. */
+  connectionCountsUrl?: string;
 }
 
 /** Called once per HTTP request sent (retries included); `code` is the status or an error kind. */
@@ -61,6 +64,9 @@ export interface LogQueryParams {
 }
 
 const MAX_ATTEMPTS = 3;
+
+/** The `endpoint` label of connectioncounts requests. */
+export const CONNECTION_COUNTS_ENDPOINT = '/connectioncounts';
 
 /** Typed calls to the WSE REST API for one server. */
 export class WowzaClient {
@@ -130,6 +136,23 @@ export class WowzaClient {
     return this.get(EP.logFile, { logName }, LogPageBody, signal, logQuery(rest));
   }
 
+  /**
+   * Every stream's viewer sessions from the connectioncounts provider (another port of the same server, the
+   * same credentials), in the flat form, which costs one element per stream.
+   */
+  async connectionCounts(signal?: AbortSignal): Promise<Map<string, StreamSessions>> {
+    if (!this.target.connectionCountsUrl) throw new Error(`server ${this.target.name} has no connectioncounts_url`);
+    const url = new URL(this.target.connectionCountsUrl);
+    if (url.search === '') url.search = '?flat';
+    const site: CallSite = { server: this.target.name, endpoint: CONNECTION_COUNTS_ENDPOINT, url: redactUrl(url.toString()) };
+    const raw = await this.send('GET', url, site, signal, undefined, 'text/xml');
+    try {
+      return parseConnectionCounts(raw.body.toString('utf8'));
+    } catch (err) {
+      throw new WowzaUnparsableError(site, (err as Error).message);
+    }
+  }
+
   /** GET a templated endpoint and validate the JSON body against its schema. */
   get<S extends z.ZodType>(
     endpoint: string,
@@ -158,10 +181,10 @@ export class WowzaClient {
     return parseBody(raw.body, raw.contentType, schema, site);
   }
 
-  private async send(method: string, url: URL, site: CallSite, signal?: AbortSignal, body?: string) {
+  private async send(method: string, url: URL, site: CallSite, signal?: AbortSignal, body?: string, accept = 'application/json') {
     const uri = url.pathname + url.search;
     for (let attempt = 1; ; attempt++) {
-      const headers: Record<string, string> = { accept: 'application/json' };
+      const headers: Record<string, string> = { accept };
       if (body !== undefined) headers['content-type'] = 'application/json';
       const authorization = this.auth.header(method, uri);
       if (authorization) headers.authorization = authorization;

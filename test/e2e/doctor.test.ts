@@ -46,7 +46,7 @@ describe('doctor against the simulator', () => {
       const s = await sim({ auth, frozen: true });
       const results = await doctor(target(s.url));
       expect(failed(results)).toEqual([]);
-      expect(results.map((r) => r.check)).toEqual(['dns', 'tcp', 'http', 'auth', 'content-type', 'version', 'discovery', 'logs']);
+      expect(results.map((r) => r.check)).toEqual(['dns', 'tcp', 'http', 'auth', 'content-type', 'version', 'discovery', 'connectioncounts', 'logs']);
       expect(byName(results, 'auth')!.message).toContain(`auto picks ${auth === 'basic' ? 'Basic' : 'Digest'}`);
       expect(byName(results, 'version')!.message).toContain('4.9.4');
       expect(byName(results, 'logs')!.message).toMatch(/wowzastreamingengine_access \(\d+ bytes\)/);
@@ -63,7 +63,7 @@ describe('doctor against the simulator', () => {
     const limit = pLimit(8);
     const signal = AbortSignal.timeout(10_000);
     const ctx = { client, server: 't', limit, signal, discovery: new Discovery(client, limit, config.discovery, 60_000, silentLogger()), log: silentLogger(), vanished: () => {} };
-    const polled = await Promise.all(WSE_COLLECTORS.map((c) => runCollector(c, ctx)));
+    const polled = await Promise.all(WSE_COLLECTORS.filter((c) => c.appliesTo?.(client.target) ?? true).map((c) => runCollector(c, ctx)));
     await client.close();
     expect(polled.every((r) => r.ok)).toBe(true);
     expect(Math.abs(cost.requests - s.counters.total) / s.counters.total).toBeLessThanOrEqual(0.1);
@@ -73,6 +73,22 @@ describe('doctor against the simulator', () => {
     await exporter.stop();
     const series = text.split('\n').filter((l) => /^wowza_/.test(l) && !/^wowza_exporter_(api_requests_total|api_request_duration_seconds|concurrency_limit|build_info)/.test(l)).length;
     expect(Math.abs(cost.series - series) / series).toBeLessThanOrEqual(0.1);
+  });
+
+  it('finds the connectioncounts provider, says what it would save, and checks a configured one', async () => {
+    const s = await sim({ auth: 'digest', frozen: true, apps: 3, streams: 4 });
+    const streams = s.topology.streams().length;
+    const offered = byName(await doctor(target(s.url)), 'connectioncounts')!;
+    expect(offered.status).toBe('warn');
+    expect(offered.message).toContain(`offers connectioncounts at ${s.url}/connectioncounts (${streams} stream(s)) but it is not used`);
+    expect(offered.fix).toContain(`--wowza.connectioncounts-url ${s.url}/connectioncounts`);
+    expect(offered.fix).toContain(`viewers of ${streams} stream(s) in 1 request instead of ${streams}`);
+    const used = byName(await doctor(target(s.url, { connectionCountsUrl: `${s.url}/connectioncounts` })), 'connectioncounts')!;
+    expect(used.status).toBe('pass');
+    const wrong = byName(await doctor(target(s.url, { connectionCountsUrl: `${s.url}/nope` })), 'connectioncounts')!;
+    expect(wrong.status).toBe('fail');
+    expect(wrong.message).toMatch(/\/connectioncounts answered HTTP 404/);
+    expect(wrong.fix).toMatch(/HTTPConnectionCountsXML/);
   });
 
   it('a wrong password: the auth check fails and says to check the password', async () => {

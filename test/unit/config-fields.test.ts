@@ -113,6 +113,7 @@ const CASES: Case[] = [
   c('servers[].password_file', server({ password_file: emptyFile('empty-password') }), 'servers[0].password_file', /empty/),
   c('servers[].auth', server({ auth: 'ntlm' }), 'servers[0].auth', /auto|basic|digest/),
   c('servers[].timeout', server({ timeout: '5 seconds' }), 'servers[0].timeout', /invalid duration/),
+  c('servers[].connectioncounts_url', server({ connectioncounts_url: 'http://admin:pw@wowza:8086/connectioncounts' }), 'servers[0].connectioncounts_url', /credentials do not belong in the URL/),
   c('servers[].timeout', server({ timeout: '20s' }), 'servers[0].timeout', /shorter than the poll deadline of poll\.interval 15s \(13\.5s|13500ms/),
   c('servers[].server_name', server({ server_name: '' }), 'servers[0].server_name'),
   c('servers[].tls', server({ tls: true }), 'servers[0].tls', /object/),

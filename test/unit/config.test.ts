@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/config/duration.js';
 import { ConfigError } from '../../src/config/errors.js';
-import { loadConfig } from '../../src/config/load.js';
+import { intervalFor, loadConfig } from '../../src/config/load.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wowza-config-'));
 function file(name: string, text: string, mode = 0o600): string {
@@ -44,7 +44,7 @@ describe('config loading', () => {
     expect(rt.servers).toHaveLength(1);
     expect(rt.servers[0]).toMatchObject({ name: '127.0.0.1:8087', url: 'http://127.0.0.1:8087', auth: 'auto', timeoutMs: 5000, serverName: '_defaultServer_' });
     expect(rt.config.web.listen_address).toBe(':9935');
-    expect(rt.collectors.stream).toEqual({ enabled: true, intervalMs: 15_000 });
+    expect(rt.collectors.stream).toEqual({ enabled: true, intervalMs: 15_000, own: false });
     expect(rt.collectors.video.enabled).toBe(false); // no token
   });
 
@@ -116,6 +116,22 @@ describe('config loading', () => {
     // A collector of its own, faster interval is the one a request must fit in.
     const cfg = file('fast-machine.yaml', 'poll:\n  timeout: 3s\ncollectors:\n  machine: {interval: 2s}\n');
     expect(configError(() => loadConfig({ config: cfg }, {}))).toMatch(/^poll\.timeout: .* collectors\.machine\.interval 2s \(1800ms/);
+  });
+
+  it('connectioncounts URLs go with the --wowza.url of the same position; the stream collector then polls every 60 s', () => {
+    const rt = loadConfig({ wowzaUrl: ['http://a:8087', 'http://b:8087'], wowzaConnectionCountsUrl: ['http://a:8086/connectioncounts', 'http://b:8086/connectioncounts'] }, {});
+    expect(rt.servers.map((s) => s.connectionCountsUrl)).toEqual(['http://a:8086/connectioncounts', 'http://b:8086/connectioncounts']);
+    expect(intervalFor(rt, 'stream', rt.servers[0]!)).toBe(60_000);
+    expect(intervalFor(rt, 'machine', rt.servers[0]!)).toBe(15_000);
+    expect(configError(() => loadConfig({ wowzaUrl: ['http://a:8087', 'http://b:8087'], wowzaConnectionCountsUrl: ['http://a:8086/connectioncounts'] }, {}))).toMatch(
+      /--wowza.connectioncounts-url: give one per server \(1 for 2\)/,
+    );
+    // A stream interval set on purpose stands; without connectioncounts nothing changes.
+    const own = file('own-stream.yaml', 'collectors:\n  stream: {interval: 30s}\n');
+    const rt2 = loadConfig({ config: own, wowzaUrl: ['http://a:8087'], wowzaConnectionCountsUrl: ['http://a:8086/connectioncounts'] }, {});
+    expect(intervalFor(rt2, 'stream', rt2.servers[0]!)).toBe(30_000);
+    const plain = loadConfig({}, {});
+    expect(intervalFor(plain, 'stream', plain.servers[0]!)).toBe(15_000);
   });
 
   it('lets the request timeout follow any interval from 1 s up when none is set', () => {
