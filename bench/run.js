@@ -180,9 +180,9 @@ async function main() {
         { series: 1000 },
         { series: 20_000 },
         { series: 100_000 },
-        // The runtime settings the Dockerfile, the systemd unit and the Kubernetes manifest ship: a smaller young
-        // generation and fewer malloc arenas. The memory target is judged on this row.
-        { series: 20_000, label: 'deployed runtime', env: { NODE_OPTIONS: '--max-semi-space-size=4', MALLOC_ARENA_MAX: '2' } },
+        // The one setting the Dockerfile, the systemd unit and the Kubernetes manifest still add (fewer malloc
+        // arenas; the smaller young generation is the CLI's own). A tuned row: the target is judged at the defaults.
+        { series: 20_000, label: 'MALLOC_ARENA_MAX=2', env: { MALLOC_ARENA_MAX: '2' } },
       ];
       const rows = await runMetricsScrape({ cases: args.quick ? [cases[0], cases[1], cases[3]] : cases, latencyMs: LATENCY_MS, durationMs: args.quick ? 6000 : 10_000, everyMs: 100, dir, log });
       printScrape(rows);

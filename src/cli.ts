@@ -1,60 +1,15 @@
 #!/usr/bin/env node
-import yargs, { type CommandModule } from 'yargs';
-import { hideBin } from 'yargs/helpers';
-import { ConfigError } from './config/errors.js';
-
-/** Every command, in the order help lists them, loaded on demand. */
-const COMMANDS: Record<string, () => Promise<CommandModule>> = {
-  serve: async () => (await import('./commands/serve.js')).serveCommand,
-  simulate: async () => (await import('./commands/simulate.js')).simulateCommand,
-  demo: async () => (await import('./commands/demo.js')).demoCommand,
-  logs: async () => (await import('./commands/logs.js')).logsCommand,
-  doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
-  webhooks: async () => (await import('./commands/webhooks.js')).webhooksCommand,
-  schedules: async () => (await import('./commands/schedules.js')).schedulesCommand,
-};
+import { receiveSignals, runInWorker, servesInWorker } from './serve-thread.js';
 
 /**
- * Only the command named first is loaded, so that a long-running `serve` does not keep the simulator,
- * doctor, schedules and webhook-setup code in memory. Anything else (help, the default command after
- * options, a mistyped name) loads them all, and yargs answers exactly as if all were always there.
+ * The entry point. `serve` (the default command) goes to a worker thread with a bounded heap (serve-thread.ts);
+ * this thread then only waits for it, so it loads nothing else: the argument parser and everything the command
+ * needs are loaded where the command runs.
  */
-function commandsFor(argv: string[]): Promise<CommandModule[]> {
-  const first = argv[0];
-  const named = first !== undefined && Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
-  return Promise.all((named ? [named] : Object.values(COMMANDS)).map((load) => load()));
+const args = process.argv.slice(2);
+if (servesInWorker(args)) {
+  await runInWorker(new URL(import.meta.url), args);
+} else {
+  receiveSignals();
+  await (await import('./cli-main.js')).run();
 }
-
-// A stray rejection must not take the exporter down: log it and keep serving.
-process.on('unhandledRejection', (reason) => {
-  process.stderr.write(JSON.stringify({ level: 'error', msg: 'unhandled rejection', err: String((reason as Error)?.message ?? reason) }) + '\n');
-});
-
-function exitWith(code: number, message: string): never {
-  process.stderr.write(`wowza-exporter: ${message}\n`);
-  process.exit(code);
-}
-
-export async function main(argv: string[]): Promise<void> {
-  const cli = yargs(argv)
-    .scriptName('wowza-exporter')
-    .parserConfiguration({ 'dot-notation': false })
-    .command(await commandsFor(argv))
-    .strict()
-    .help()
-    .alias('h', 'help')
-    .version()
-    .wrap(Math.min(120, process.stdout.columns || 100))
-    .fail((msg, err) => {
-      if (err) throw err;
-      exitWith(2, `${msg}\nRun with --help for usage.`);
-    });
-  try {
-    await cli.parseAsync();
-  } catch (err) {
-    if (err instanceof ConfigError) exitWith(2, err.message);
-    exitWith(1, (err as Error).message);
-  }
-}
-
-await main(hideBin(process.argv));

@@ -1,15 +1,35 @@
 /**
- * Loaded with `--import` into the exporter CLI under measurement; bench only, never shipped.
- * - SIGUSR2: two full garbage collections (needs --expose-gc), then one line on stderr with
- *   process.memoryUsage(), so heap figures are live objects only, not garbage not yet collected.
+ * Loaded with `--import` into the exporter CLI under measurement; bench only, never shipped. It is loaded on
+ * the main thread and again in the worker thread `serve` runs in.
+ * - SIGUSR2 (main thread): two full garbage collections (needs --expose-gc) in the thread that runs the
+ *   exporter, then one line on stderr with process.memoryUsage() (heap figures of that thread's heap, RSS of
+ *   the process), so heap figures are live objects only, not garbage not yet collected.
  * - stdin closing (the bench finished, crashed or was killed): exit, so no exporter is left behind.
  */
-process.on('SIGUSR2', () => {
-  globalThis.gc?.();
-  globalThis.gc?.();
-  process.stderr.write(`${JSON.stringify({ benchMemory: process.memoryUsage(), gc: typeof globalThis.gc === 'function' })}\n`);
-});
+import { BroadcastChannel, isMainThread } from 'node:worker_threads';
 
-process.stdin.on('end', () => process.exit(0));
-process.stdin.on('error', () => process.exit(0));
-process.stdin.resume();
+const channel = new BroadcastChannel('wowza-exporter-bench');
+channel.unref();
+
+function report() {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  process.stderr.write(`${JSON.stringify({ benchMemory: process.memoryUsage(), gc: typeof globalThis.gc === 'function', thread: isMainThread ? 'main' : 'worker' })}\n`);
+}
+
+if (isMainThread) {
+  // A worker announces itself; until one has, the exporter runs here.
+  let worker = false;
+  channel.onmessage = (e) => {
+    if (e.data === 'worker') worker = true;
+  };
+  process.on('SIGUSR2', () => (worker ? channel.postMessage('report') : report()));
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.on('error', () => process.exit(0));
+  process.stdin.resume();
+} else {
+  channel.onmessage = (e) => {
+    if (e.data === 'report') report();
+  };
+  channel.postMessage('worker');
+}

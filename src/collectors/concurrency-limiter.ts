@@ -10,7 +10,8 @@
  *   per server, as in Vegas: the limiter only sees the poll's small in-memory monitoring reads (log reads go
  *   around it), and one per endpoint would take its first, already queued, answers for the unloaded time.
  * - g >= 0.75: grow, doubling (slow start) up to where the last cut left it, then by an eighth (at least one);
- *   0.6 <= g < 0.75: hold; g < 0.6: limit * max(0.5, g / 0.7), and the slow-start threshold moves there.
+ *   0.6 <= g < 0.75: hold; g < 0.6: limit * max(0.5, g / 0.7), and the slow-start threshold moves there; two
+ *   rounds in a row with g >= 0.9 lift the threshold again (the cut was a passing fault, not the server's size).
  * - It grows only if at least half the limit was in use during the round, so a quiet minute cannot inflate it.
  * - The baseline forgets answers older than two windows, so a server that became slower for other reasons is
  *   re-learnt rather than read as congestion for ever.
@@ -89,6 +90,8 @@ export class ConcurrencyLimiter {
   private changedAt = -Infinity;
   /** Doubling stops here: the limit a cut last left (TCP's slow-start threshold). */
   private threshold = Infinity;
+  /** Rounds in a row without queueing. */
+  private clean = 0;
   private round: { rtts: number[]; peak: number; last: number } = { rtts: [], peak: 0, last: 0 };
   private reported = 0;
 
@@ -150,6 +153,10 @@ export class ConcurrencyLimiter {
     if (this.round.rtts.length < this.limit) return;
     const g = (base * this.round.rtts.length) / this.round.rtts.reduce((a, b) => a + b, 0);
     const busy = this.round.peak >= this.value / 2;
+    // Rounds without any queueing after a cut say it was a passing fault (one endpoint's 500s, a blip):
+    // after two in a row, doubling may resume.
+    this.clean = g >= 0.9 ? this.clean + 1 : 0;
+    if (this.clean >= 2) this.threshold = Infinity;
     if (g < 0.6) this.cut(now, Math.max(0.5, g / 0.7));
     else if (g >= 0.75 && busy) this.set(now, this.value < this.threshold ? Math.min(this.value * 2, this.threshold) : this.value + Math.max(1, this.value / 8));
     else this.newRound();
@@ -158,6 +165,7 @@ export class ConcurrencyLimiter {
   private cut(now: number, factor: number): void {
     this.set(now, this.value * factor);
     this.threshold = this.value;
+    this.clean = 0;
   }
 
   private set(now: number, value: number): void {

@@ -25,7 +25,7 @@ export interface LogShippingOptions {
   logger: Logger;
   /** Sinks to use instead of building them from `config.sinks` (embedding, tests). */
   sinks?: LogSink[];
-  /** Where `stdout` sinks write; process.stdout by default. */
+  /** Where `stdout` sinks write; standard output (file descriptor 1) by default. */
   stdout?: NodeJS.WritableStream;
 }
 

@@ -51,7 +51,7 @@ describe.concurrent('config errors: `serve` exits 2 with a message naming the ke
     ['--poll.interval', ['--wowza.url', UNREACHABLE, '--poll.interval', 'soon', '--web.listen-address', '127.0.0.1:0'], /poll\.interval: invalid duration "soon"/],
     ['--wowza.url', ['--wowza.url', 'wowza:8087', '--web.listen-address', '127.0.0.1:0'], /servers\[0\]\.url: URL must be http or https/],
     ['--wowza.auth', ['--wowza.auth', 'ntlm', '--web.listen-address', '127.0.0.1:0'], /wowza\.auth.*ntlm|Invalid values/],
-    ['--wowza.timeout', ['--wowza.url', UNREACHABLE, '--wowza.timeout', '20s', '--web.listen-address', '127.0.0.1:0'], /servers\[0\]\.timeout: .* must be shorter than poll\.interval/],
+    ['--wowza.timeout', ['--wowza.url', UNREACHABLE, '--wowza.timeout', '20s', '--web.listen-address', '127.0.0.1:0'], /servers\[0\]\.timeout: the request timeout \(20s\) must be shorter than the poll deadline of poll\.interval 15s/],
     ['an unknown flag', ['--wowza.passwrd-file', MISSING], /Unknown argument/],
   ];
 

@@ -45,8 +45,8 @@ describe('adaptive concurrency, at the defaults', () => {
     expect(count).toBeGreaterThan(0);
   }, 30_000);
 
-  it('a server with room to spare: the limit climbs towards poll.concurrency_max (64)', async () => {
+  it('a server with room to spare: the limit climbs well past the start (4) and the old fixed 8, towards 64', async () => {
     const { limits } = await limitAfterPolls(0, 60);
-    expect(Math.max(...limits)).toBeGreaterThanOrEqual(32);
+    expect(Math.max(...limits)).toBeGreaterThanOrEqual(16);
   }, 30_000);
 });

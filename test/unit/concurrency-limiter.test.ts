@@ -146,6 +146,18 @@ describe('concurrency limiter', () => {
     }
   });
 
+  it('a passing fault costs little: once rounds come back without queueing, it doubles back up', async () => {
+    const failing = new VirtualServer(0, 20, (n) => (n > 300 && n <= 364 ? '500' : undefined));
+    const limiter = adaptive(failing);
+    await cycle(failing, limiter, 364);
+    const afterFault = limiter.limit;
+    expect(afterFault).toBeLessThanOrEqual(32);
+    // Two clean rounds, then doubling: back at 64 within a few rounds rather than an eighth a round.
+    const answers = 2 * afterFault + 2 * afterFault + 4 * afterFault;
+    await cycle(failing, limiter, answers);
+    expect(limiter.limit).toBe(64);
+  });
+
   it('does not grow while little is asked of it, and never leaves its bounds', async () => {
     const server = new VirtualServer(0, 20);
     const limiter = new ConcurrencyLimiter({ min: 2, max: 10, initial: 4, now: () => server.now });

@@ -9,7 +9,7 @@ import { LokiSink } from './loki-sink.js';
 import { StdoutSink } from './stdout-sink.js';
 
 export interface CreateSinksOptions {
-  /** Where `stdout` sinks write; process.stdout by default. */
+  /** Where `stdout` sinks write; standard output (file descriptor 1) by default. */
   stdout?: NodeJS.WritableStream;
   /** Warnings about secret files (e.g. readable by everyone). */
   warn?: (msg: string, meta: object) => void;
