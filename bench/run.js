@@ -5,9 +5,9 @@
  * exporter (the built CLI, or the poller worker that drives the collectors directly), Loki receivers,
  * and this process, which only orchestrates, scrapes and prints.
  *
- *   node bench/run.js [--only=poll,scrape,churn,log-throughput,log-delay] [--quick] [--out=FILE]
+ *   node bench/run.js [--only=defaults,poll,scrape,churn,log-throughput,log-delay] [--quick] [--out=FILE]
  *
- * Prints one table per section, then the targets of issue 9 with the measured value, and writes
+ * Prints one table per section, then the targets (issues 9 and 16) with the measured value, and writes
  * everything to bench/results.json. See bench/RESULTS.md for the recorded results and their analysis.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,15 +20,16 @@ import { bytes, int, ms, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
 import { printTable } from './lib/table.js';
 import { runChurn } from './sections/memory-churn.js';
+import { runDefaults } from './sections/defaults.js';
 import { runLogDelay } from './sections/log-delay.js';
 import { runLogThroughput } from './sections/log-throughput.js';
 import { runMetricsScrape } from './sections/metrics-scrape.js';
 import { runPollCycles } from './sections/poll-cycle.js';
 import { evaluateTargets } from './targets.js';
 
-const SECTIONS = ['poll', 'scrape', 'churn', 'log-throughput', 'log-delay'];
+const SECTIONS = ['defaults', 'poll', 'scrape', 'churn', 'log-throughput', 'log-delay'];
 /** The whole run is bounded: past this, every child is killed and the bench fails. */
-const DEADLINE_MS = 9.5 * 60_000;
+const DEADLINE_MS = 15 * 60_000;
 const LATENCY_MS = 20;
 const FOLLOW_INTERVAL_MS = 2000;
 
@@ -55,6 +56,21 @@ function parseArgs(argv) {
 }
 
 const log = (line) => process.stdout.write(`${line}\n`);
+
+function printDefaults({ sizes, capacity, counts }) {
+  printTable(`At the defaults, as users run it (the CLI with only the server configured; ${LATENCY_MS} ms latency, 15 s interval)`, [
+    ['streams', 'first poll (cold)', 'stream cycle', 'max', 'limit', 'every stream every cycle', 'failed polls'],
+    ...sizes.map((r) => [int(r.streams), ms(r.firstMs), ms(r.steadyMs), ms(r.maxMs), r.limit, r.everyStreamEveryCycle ? 'yes' : 'NO', r.failedPolls]),
+  ]);
+  printTable(`A server serving N requests at once (simulator --capacity N, ${LATENCY_MS} ms each), polled every 5 s at poll.concurrency auto`, [
+    ['streams', 'capacity', 'cycle', 'ideal (requests x latency / N)', 'ratio', 'server p95 queue wait', 'limit'],
+    ...capacity.map((r) => [int(r.streams), r.capacity, ms(r.cycleMs), ms(r.idealMs), r.ratio.toFixed(2), ms(r.p95WaitMs), r.limit]),
+  ]);
+  printTable('connectioncounts (viewers of every stream in one request)', [
+    ['streams', 'all viewers on /metrics after', 'connectioncounts requests a cycle', 'stream requests a cycle', 'equal to REST'],
+    [int(counts.streams), ms(counts.allViewersAfterMs ?? NaN), counts.countsRequestsPerCycle, counts.streamRequestsPerCycle, `${counts.equalToRest}/${counts.streams}`],
+  ]);
+}
 
 function printPoll({ rows, disabled }) {
   printTable(`Poll cycle at ${LATENCY_MS} ms simulated latency (median of the cycles run; one vhost, apps of <= 100 streams)`, [
@@ -83,7 +99,7 @@ function printPoll({ rows, disabled }) {
 const caseName = (r) => `${int(r.series)}${r.label ? ` (${r.label})` : ''}`;
 
 function printScrape(rows) {
-  printTable('/metrics while polls run (20 ms latency, concurrency 32, 10 s interval; a scrape every 100 ms, plain and gzip alternating)', [
+  printTable('/metrics while polls run (defaults: 20 ms latency, 15 s interval; a scrape every 100 ms, plain and gzip alternating)', [
     ['series', 'streams', 'scrapes', 'p50', 'p99', 'max', 'gzip p50', 'gzip p99', 'body', 'gzip body', 'poll cycles', 'exporter CPU'],
     ...rows.map((r) => [
       caseName(r),
@@ -163,10 +179,15 @@ async function main() {
   };
 
   try {
+    await run('defaults', async () => {
+      const r = await runDefaults({ latencyMs: LATENCY_MS, dir, log, quick: args.quick });
+      printDefaults(r);
+      return r;
+    });
     await run('poll', async () => {
       const r = await runPollCycles({
         sizes: [10, 100, 1000, 5000],
-        concurrencies: [1, 8, 16, 32],
+        concurrencies: [1, 8, 16, 32, 'auto'],
         latencyMs: LATENCY_MS,
         disabledAt: { streams: 1000, concurrency: 32 },
         skipSlow: args.quick,
@@ -205,7 +226,7 @@ async function main() {
     });
 
     results.targets = evaluateTargets(results, { latencyMs: LATENCY_MS, followIntervalMs: FOLLOW_INTERVAL_MS });
-    printTable('Targets (issue 9)', [['target', 'measured', 'met'], ...results.targets.map((t) => [t.target, t.measured, t.met === undefined ? 'n/a' : t.met ? 'yes' : 'NO'])]);
+    printTable('Targets (issues 9 and 16; 16 judges the defaults)', [['target', 'measured', 'met'], ...results.targets.map((t) => [t.target, t.measured, t.met === undefined ? 'n/a' : t.met ? 'yes' : 'NO'])]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     results.sectionSeconds = sectionTimes;

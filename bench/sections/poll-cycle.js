@@ -93,8 +93,10 @@ async function warmUp(pair, concurrency) {
 export async function runPollCycles({ sizes, concurrencies, latencyMs, disabledAt, skipSlow = false, log }) {
   const rows = [];
   const disabled = [];
-  const top = Math.max(...concurrencies);
-  const estimate = (streams, c) => ((streams * 1.02 + 10) / c) * latencyMs * 1.3 + 3 * latencyMs;
+  // `auto` (the default) adapts; against this simulator, which has room to spare, it should reach the fixed ones.
+  const numeric = (c) => (c === 'auto' ? 32 : c);
+  const top = Math.max(...concurrencies.map(numeric));
+  const estimate = (streams, c) => ((streams * 1.02 + 10) / numeric(c)) * latencyMs * 1.3 + 3 * latencyMs;
   const slowSizes = sizes.filter((s) => estimate(s, 1) > 8000);
 
   if (slowSizes.length > 0 && skipSlow) {
@@ -126,7 +128,8 @@ export async function runPollCycles({ sizes, concurrencies, latencyMs, disabledA
       for (const c of concurrencies.filter((x) => x !== 1)) {
         await a.setup(c);
         log(`  ${streams} streams: concurrency ${c}`);
-        rows.push(summarize('collectors', c, a, await measure(a, repsFor(estimate(streams, c)), false, 600_000)));
+        // `auto` learns in its first cycle: at least three, so the median is a settled one.
+        rows.push(summarize('collectors', c, a, await measure(a, Math.max(c === 'auto' ? 3 : 1, repsFor(estimate(streams, c))), false, 600_000)));
       }
       if (streams === disabledAt.streams) {
         log(`  ${streams} streams: one collector disabled at a time`);
@@ -144,7 +147,8 @@ export async function runPollCycles({ sizes, concurrencies, latencyMs, disabledA
     }
   }
 
-  rows.sort((x, y) => x.streams - y.streams || (x.mode === y.mode ? x.concurrency - y.concurrency : x.mode === 'collectors' ? -1 : 1));
+  const order = (c) => (c === 'auto' ? Infinity : c);
+  rows.sort((x, y) => x.streams - y.streams || (x.mode === y.mode ? order(x.concurrency) - order(y.concurrency) : x.mode === 'collectors' ? -1 : 1));
   // The naive serial baseline over the collectors' time at each concurrency: how many times faster.
   for (const row of rows) {
     const serial = rows.find((r) => r.streams === row.streams && r.mode === 'serial baseline');

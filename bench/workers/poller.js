@@ -65,7 +65,7 @@ serveRpc({
     // Discovery is invalidated before every cycle instead of aging out: one walk per cycle.
     const server = new ServerRuntime(target, runtime.config, 3_600_000, log);
     const naive = new WowzaClient({ ...target, connections: 1 });
-    current = { server, naive, collectors: wseCollectorsEnabled(runtime.collectors), store: new SnapshotStore(), name: target.name };
+    current = { server, naive, collectors: wseCollectorsEnabled(runtime.collectors).filter((c) => c.appliesTo?.(target) ?? true), store: new SnapshotStore(), name: target.name };
     return { collectors: current.collectors.map((c) => c.name) };
   },
 

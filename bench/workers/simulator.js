@@ -46,9 +46,9 @@ function churnStep(fraction) {
 }
 
 serveRpc({
-  async start({ latencyMs = 0, streams = 10, perApp = 100, logLinesPerSecond = 0 }) {
+  async start({ latencyMs = 0, streams = 10, perApp = 100, logLinesPerSecond = 0, capacity = 0, frozen = false }) {
     if (sim) throw new Error('simulator already started');
-    sim = await startSimulator({ latencyMs, vhosts: 1, apps: 0, streams: 0, auth: 'basic', logs: { linesPerSecond: logLinesPerSecond } });
+    sim = await startSimulator({ latencyMs, capacity, frozen, vhosts: 1, apps: 0, streams: 0, auth: 'basic', logs: { linesPerSecond: logLinesPerSecond } });
     const appCount = shape(streams, perApp);
     return { url: sim.url, username: sim.username, password: sim.password, apps: appCount, vhosts: 1, streams };
   },
@@ -66,6 +66,24 @@ serveRpc({
 
   resetCounters() {
     sim.counters.reset();
+    sim.workers.resetWaits();
+  },
+
+  /** How long requests waited for a worker (with a capacity) since the last reset. */
+  queueWaits() {
+    return sim.workers.queueWaits();
+  },
+
+  /** The REST monitoring numbers of every stream right now (a frozen simulator keeps them). */
+  streamConnections() {
+    const out = {};
+    for (const [app, names] of apps) {
+      for (const name of names) {
+        const s = sim.values.stream(DEFAULT_VHOST, app, '_definst_', name);
+        out[`${app}/${name}`] = { total: s.totalConnections, byKey: s.connectionCount };
+      }
+    }
+    return out;
   },
 
   churnStart({ fraction = 0.1, periodMs = 1000 }) {
