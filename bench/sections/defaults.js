@@ -29,7 +29,7 @@ function samplesOf(text, name) {
 const valueOf = (text, name, match) => samplesOf(text, name).find(([labels]) => labels.includes(match))?.[1];
 
 /** One case: a simulator, the exporter at its defaults (plus `extra` config), and a way to wait for polls. */
-async function startCase({ latencyMs, streams, capacity = 0, frozen = false, extra = {}, dir, counts = false }) {
+export async function startCase({ latencyMs, streams, capacity = 0, frozen = false, extra = {}, dir, counts = false }) {
   const sim = await startWorker('simulator', SIM);
   const topology = await sim.call('start', { latencyMs, streams, capacity, frozen });
   const server = { url: topology.url, username: topology.username, ...(counts ? { connectioncounts_url: `${topology.url}/connectioncounts` } : {}) };
@@ -74,10 +74,10 @@ const streamPoll = (text) => ({
   limit: valueOf(text, 'wowza_exporter_concurrency_limit', '') ?? NaN,
 });
 
-/** Streams at the defaults (15 s): the first poll (cold) and `cycles` more. */
-async function sizeCase({ latencyMs, streams, cycles, dir, log }) {
+/** Streams at the defaults (15 s): the first poll (cold) and `cycles` more. `extra`: config beside the server. */
+export async function sizeCase({ latencyMs, streams, cycles, dir, log, extra = {}, counts = false }) {
   log(`  ${streams} streams, defaults: ${cycles + 1} stream polls (~${cycles * 15} s)`);
-  const c = await startCase({ latencyMs, streams, dir });
+  const c = await startCase({ latencyMs, streams, dir, extra, counts });
   try {
     const polls = [];
     for (let i = 0; i <= cycles; i++) polls.push(streamPoll(await c.nextPoll()));
