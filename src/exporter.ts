@@ -1,15 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Collector } from './collectors/collector.js';
 import { wseCollectorsEnabled } from './collectors/registry.js';
 import { Scheduler, timedPoll, type PollJobSpec } from './collectors/scheduler.js';
-import { intervalFor, type RuntimeConfig } from './config/load.js';
+import { ConfigError } from './config/errors.js';
+import { fileTarget, intervalFor, type RuntimeConfig } from './config/load.js';
+import { ServersFiles } from './config/servers-files.js';
+import { inShard } from './config/shard.js';
+import { defaultRequestTimeoutMs, pollDeadlineMs } from './collectors/poll-deadline.js';
 import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from './http/probe.js';
 import { sendMetrics, sendText, startExporterServer, type RouteHandler } from './http/server.js';
 import { basicAuthGuard, createServerFactory, loadWebConfig } from './http/web-config.js';
 import type { Logger } from './logger.js';
-import { createSelfMetrics, type SelfMetrics } from './metrics/self-metrics.js';
+import { createSelfMetrics, forgetServer, type SelfMetrics } from './metrics/self-metrics.js';
+import { addServerLabels, formatServerLabels } from './metrics/server-labels.js';
 import { SnapshotStore } from './metrics/snapshot-store.js';
 import { startLogShipping, type LogShipping } from './logs/log-shipping.js';
-import { WowzaClient } from './wowza/client.js';
+import { WowzaClient, type WowzaTarget } from './wowza/client.js';
 import { WowzaLogSource } from './wowza/log-source.js';
 import { VideoClient } from './video/client.js';
 import { collectVideoSchedules } from './video/schedules-collector.js';
@@ -39,15 +45,30 @@ function eventRecord(e: WebhookEvent): Record<string, string | number | null> {
 /** Collectors whose view a stream or application event changes. */
 const REFRESHED_BY_EVENTS = ['application', 'instance', 'stream'];
 
+/** A server this exporter polls: how the collectors reach it, and how the log followers do. */
+interface PolledServer {
+  target: WowzaTarget;
+  logTarget: WowzaTarget;
+  /** Everything that, when it changes, means the server must be polled anew. */
+  settings: string;
+}
+
+/** The outcome of a reload, as `POST /-/reload` answers it. */
+export type ReloadOutcome = { ok: true } | { ok: false; message: string };
+
 export interface Exporter {
   url: string;
-  scheduler: Scheduler;
+  readonly scheduler: Scheduler;
   self: SelfMetrics;
   store: SnapshotStore;
   /** Adds a route (webhook receiver, ...) before or after start. */
   routes: Map<string, RouteHandler>;
+  /** The servers polled now, by name. */
+  servers(): ReadonlyMap<string, WowzaTarget>;
   /** The /metrics body. */
   scrape(): Promise<string>;
+  /** Applies a new configuration; what did not change keeps running as it was. */
+  reload(next: RuntimeConfig): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,16 +76,19 @@ export interface Exporter {
 function videoJobs(runtime: RuntimeConfig, self: SelfMetrics): PollJobSpec[] {
   if (!runtime.collectors.video.enabled || !runtime.videoToken) return [];
   const server = new URL(runtime.config.video.url).host;
+  const intervalMs = runtime.collectors.video.intervalMs;
   const client = new VideoClient({
     url: runtime.config.video.url,
     token: runtime.videoToken,
+    // Like the Wowza requests, within the poll deadline when the interval is short.
+    timeoutMs: Math.min(10_000, defaultRequestTimeoutMs(intervalMs), pollDeadlineMs(intervalMs)),
     onRequest: (endpoint, code, seconds) => self.observeRequest(server, endpoint, code, seconds),
   });
   return [
     {
       server,
       collector: 'video',
-      intervalMs: runtime.collectors.video.intervalMs,
+      intervalMs,
       setsUp: false,
       poll: (signal) => timedPoll('video', () => collectVideoSchedules(client, new Date(), { signal })),
     },
@@ -76,27 +100,39 @@ export interface ExporterExtras {
   selfMetrics?: SelfMetrics;
   /** Receives accepted webhook events (the log sinks, so events land beside the logs). */
   forwardEvent?: (server: string, event: WebhookEvent) => Promise<void> | void;
+  /** Reads the configuration again for `POST /-/reload` (the serve command knows where from). */
+  reloadConfig?: () => Promise<ReloadOutcome>;
 }
 
-export async function startExporter(runtime: RuntimeConfig, logger: Logger, extra: ExporterExtras = {}): Promise<Exporter> {
+/** What, when it changes, makes every server be polled anew (its scheduling and discovery). */
+const pollSettings = (rt: RuntimeConfig) => JSON.stringify({ poll: rt.config.poll, discovery: rt.config.discovery, collectors: rt.collectors });
+/** What, when it changes, restarts log shipping. */
+const logSettings = (rt: RuntimeConfig) => JSON.stringify({ logs: rt.config.logs, enabled: rt.collectors.logs.enabled });
+const videoSettings = (rt: RuntimeConfig) => JSON.stringify({ video: rt.config.video, enabled: rt.collectors.video.enabled, token: rt.videoToken });
+
+export async function startExporter(initial: RuntimeConfig, logger: Logger, extra: ExporterExtras = {}): Promise<Exporter> {
   const self = extra.selfMetrics ?? createSelfMetrics();
   const store = new SnapshotStore();
-  const collectors = wseCollectorsEnabled(runtime.collectors);
-  const scheduler = new Scheduler({
-    config: runtime.config,
-    servers: runtime.servers,
-    collectors,
-    intervalOf: (c, target) => intervalFor(runtime, c.name, target),
-    extraJobs: videoJobs(runtime, self),
-    self,
-    store,
-    logger,
-  });
-  for (const s of runtime.servers) self.up.set({ server: s.name }, 0);
+  let runtime = initial;
+  let collectors: Collector[] = wseCollectorsEnabled(runtime.collectors);
+  const newScheduler = () =>
+    new Scheduler({ config: runtime.config, collectors, intervalOf: (c, target) => intervalFor(runtime, c.name, target), self, store, logger });
+  let scheduler = newScheduler();
+  for (const job of videoJobs(runtime, self)) scheduler.addJob(job);
+  self.reloadSuccessful.set(1);
+  self.reloadSuccessTime.set(Date.now() / 1000);
+
+  const polled = new Map<string, PolledServer>();
+  /** Formatted labels of the servers that have any, for the exporter's own series. */
+  const labelsByServer = new Map<string, string>();
+  const logClients = new Map<string, WowzaClient>();
+  let shipping: LogShipping | undefined;
+  let files: ServersFiles | undefined;
+  const skipped = new Set<string>();
 
   // The exporter's own metrics are small and change at any time: rendered per scrape, after the Wowza part.
   const ownMetrics = async () => {
-    const own = await self.registry.metrics();
+    const own = addServerLabels(await self.registry.metrics(), labelsByServer);
     return own.endsWith('\n') || own === '' ? own : own + '\n';
   };
   const scrape = async () => {
@@ -104,8 +140,111 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
     return store.render() + own;
   };
 
-  let shipping: LogShipping | undefined;
-  let logClients: WowzaClient[] = [];
+  /** The servers the configuration and the target files name, this shard's only, the first of each name. */
+  const desired = (): Map<string, Omit<PolledServer, 'settings'>> => {
+    const out = new Map<string, Omit<PolledServer, 'settings'>>();
+    const take = (name: string, entry: Omit<PolledServer, 'settings'>, from: string) => {
+      if (!inShard(name, runtime.config.shard)) return;
+      if (out.has(name)) {
+        const key = `${name}\u0000${from}`;
+        if (!skipped.has(key)) logger.warn({ server: name, from }, 'a server of this name is listed already: this one is left out');
+        skipped.add(key);
+        return;
+      }
+      out.set(name, entry);
+    };
+    runtime.servers.forEach((t, i) => take(t.name, { target: t, logTarget: runtime.logServers[i]! }, 'servers'));
+    for (const g of files?.groups() ?? []) {
+      for (const url of g.targets) {
+        try {
+          const { target, logTarget } = fileTarget(runtime, g.module, url, g.labels);
+          take(target.name, { target, logTarget }, g.file);
+        } catch (err) {
+          if (!(err instanceof ConfigError)) throw err;
+          self.serversFileErrors.inc({ file: g.file });
+          logger.warn({ file: g.file, target: url, err: err.message }, 'cannot poll a target of a target file');
+        }
+      }
+    }
+    return out;
+  };
+
+  const startLogsOf = (name: string, logTarget: WowzaTarget) => {
+    if (!shipping) return;
+    const client = new WowzaClient(logTarget, { onRequest: (endpoint, code, seconds) => self.observeRequest(name, endpoint, code, seconds) });
+    logClients.set(name, client);
+    shipping.addSource(new WowzaLogSource(client));
+  };
+  const stopLogsOf = async (name: string) => {
+    await shipping?.removeSource(name);
+    await logClients.get(name)?.close();
+    logClients.delete(name);
+  };
+
+  const addServer = (name: string, s: PolledServer) => {
+    polled.set(name, s);
+    const labels = s.target.labels ? formatServerLabels(s.target.labels) : '';
+    store.setServerLabels(name, labels);
+    if (labels) labelsByServer.set(name, labels);
+    scheduler.addServer(s.target);
+    startLogsOf(name, s.logTarget);
+  };
+  const removeServer = async (name: string) => {
+    polled.delete(name);
+    labelsByServer.delete(name);
+    await scheduler.removeServer(name);
+    await stopLogsOf(name);
+    await forgetServer(self.registry, name);
+  };
+
+  /** Brings the polled servers in line with `desired()`; changes are applied one at a time, in order. */
+  let applying: Promise<void> = Promise.resolve();
+  const applyServers = () => {
+    applying = applying.then(async () => {
+      const want = desired();
+      for (const name of [...polled.keys()]) {
+        const w = want.get(name);
+        if (!w || JSON.stringify(w) !== polled.get(name)!.settings) {
+          await removeServer(name);
+          logger.info({ server: name }, w ? 'server settings changed: polling it anew' : 'server removed: no longer polled');
+        }
+      }
+      for (const [name, w] of want) {
+        if (polled.has(name)) continue;
+        addServer(name, { ...w, settings: JSON.stringify(w) });
+        logger.info({ server: name, url: w.target.url }, 'server added: polling it');
+      }
+      self.servers.set(polled.size);
+    });
+    return applying;
+  };
+
+  const startFiles = () => {
+    if (runtime.config.servers_files.length === 0) return;
+    files = new ServersFiles({
+      patterns: runtime.config.servers_files,
+      refreshMs: runtime.config.servers_files_refresh_interval,
+      modules: new Set(runtime.modules.keys()),
+      logger: logger.child({ component: 'servers_files' }),
+      onError: (file) => self.serversFileErrors.inc({ file }),
+      onChange: () => void applyServers(),
+    });
+    files.scan();
+    files.start();
+  };
+
+  const startShipping = async () => {
+    if (!runtime.config.logs || !runtime.collectors.logs.enabled) return;
+    shipping = await startLogShipping({ sources: [], config: runtime.config.logs, registry: self.registry, logger });
+    for (const [name, s] of polled) startLogsOf(name, s.logTarget);
+  };
+  const stopShipping = async () => {
+    await shipping?.stop();
+    shipping = undefined;
+    await Promise.all([...logClients.values()].map((c) => c.close()));
+    logClients.clear();
+  };
+
   const routes = new Map<string, RouteHandler>();
   routes.set('/metrics', async (req, res) => {
     const fresh = await ownMetrics();
@@ -115,6 +254,21 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
   routes.set('/-/ready', (_req, res) =>
     scheduler.ready ? sendText(res, 200, 'ready\n') : sendText(res, 503, 'not ready: the first poll has not completed yet\n'),
   );
+  routes.set('/-/reload', async (req, res) => {
+    if (req.method !== 'POST' && req.method !== 'PUT') {
+      res.writeHead(405, { allow: 'POST, PUT', 'content-type': 'text/plain; charset=utf-8' });
+      res.end('use POST to reload the configuration\n');
+      return;
+    }
+    req.resume();
+    if (!extra.reloadConfig) {
+      sendText(res, 500, 'this exporter was not started from a configuration it can read again\n');
+      return;
+    }
+    const outcome = await extra.reloadConfig();
+    if (outcome.ok) sendText(res, 200, 'configuration reloaded\n');
+    else sendText(res, 500, `configuration refused, the previous one stays in use:\n${outcome.message}\n`);
+  });
   routes.set('/probe', async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     let resolved;
     try {
@@ -135,7 +289,6 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
 
   const wh = runtime.config.webhooks;
   if (wh.enabled) {
-    const names = new Set(runtime.servers.map((t) => t.name));
     routes.set(
       wh.path,
       createWebhookReceiver({
@@ -144,14 +297,14 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
         dedupeWindow: wh.dedupe_window,
         registry: self.registry,
         logger,
-        // Only configured names become label values: a query string must not mint new series.
+        // Only polled names become label values: a query string must not mint new series.
         resolveServer: (query, event) => {
           const asked = query.get('server') ?? event.source ?? '';
-          if (names.has(asked)) return asked;
-          return runtime.servers.length === 1 ? runtime.servers[0]!.name : 'unknown';
+          if (polled.has(asked)) return asked;
+          return polled.size === 1 ? [...polled.keys()][0]! : 'unknown';
         },
         onEvent: async (server, event) => {
-          const refresh = names.has(server) && (event.name.startsWith('stream.') || event.name.startsWith('app.'));
+          const refresh = polled.has(server) && (event.name.startsWith('stream.') || event.name.startsWith('app.'));
           await Promise.all([
             extra.forwardEvent?.(server, event),
             shipping?.publish(server, WEBHOOK_LOG_TYPE, eventRecord(event), event.timestamp),
@@ -164,17 +317,9 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
 
   const web = runtime.config.web.config_file ? await loadWebConfig(runtime.config.web.config_file, (msg, meta) => logger.warn(meta, msg)) : undefined;
 
-  // Log shipping runs beside the collectors, each server's log endpoints through its own client. It starts
-  // first: a bad sink (an unreadable secret file) must stop the start before anything listens or polls.
-  if (runtime.config.logs && runtime.collectors.logs.enabled) {
-    logClients = runtime.logServers.map((t) => new WowzaClient(t, { onRequest: (endpoint, code, seconds) => self.observeRequest(t.name, endpoint, code, seconds) }));
-    shipping = await startLogShipping({
-      sources: logClients.map((c) => new WowzaLogSource(c)),
-      config: runtime.config.logs,
-      registry: self.registry,
-      logger,
-    });
-  }
+  // Log shipping starts first: a bad sink (an unreadable secret file) must stop the start before anything
+  // listens or polls.
+  await startShipping();
   let http;
   try {
     http = await startExporterServer({
@@ -191,26 +336,76 @@ export async function startExporter(runtime: RuntimeConfig, logger: Logger, extr
       ],
     });
   } catch (err) {
-    await shipping?.stop();
-    await Promise.all(logClients.map((c) => c.close()));
+    await stopShipping();
     throw err;
   }
+  startFiles();
+  await applyServers();
   scheduler.start();
 
-  logger.info({ url: http.url, servers: runtime.servers.map((s) => s.name), collectors: collectors.map((c) => c.name) }, 'exporter listening');
+  logger.info({ url: http.url, servers: [...polled.keys()], shard: runtime.config.shard, collectors: collectors.map((c) => c.name) }, 'exporter listening');
+
+  /** Applies a new configuration: only what changed is restarted. */
+  const reload = async (next: RuntimeConfig) => {
+    const before = runtime;
+    for (const key of ['web', 'webhooks'] as const) {
+      if (JSON.stringify(before.config[key]) !== JSON.stringify(next.config[key]) || (key === 'webhooks' && before.webhookSecret !== next.webhookSecret)) {
+        logger.warn({ setting: key }, `the ${key} settings take effect at the next restart; the rest of the configuration is applied now`);
+      }
+    }
+    runtime = next;
+    if (before.config.log.level !== next.config.log.level) logger.level = next.config.log.level;
+    await applying;
+    if (pollSettings(before) !== pollSettings(next)) {
+      // Every server is polled anew under the new schedule; their log followers keep going.
+      logger.info('poll settings changed: every server is polled anew');
+      const old = scheduler;
+      const gone = collectors.filter((c) => !wseCollectorsEnabled(next.collectors).some((n) => n.name === c.name)).map((c) => c.name);
+      collectors = wseCollectorsEnabled(next.collectors);
+      scheduler = newScheduler();
+      await old.stop();
+      for (const [name, s] of polled) {
+        store.deleteServer(name);
+        store.setServerLabels(name, labelsByServer.get(name) ?? '');
+        for (const collector of gone) for (const m of [self.collectorSuccess, self.collectorDuration, self.lastPoll]) m.remove({ server: name, collector });
+        scheduler.addServer(s.target);
+      }
+      for (const job of videoJobs(next, self)) scheduler.addJob(job);
+      scheduler.start();
+    } else if (videoSettings(before) !== videoSettings(next)) {
+      await scheduler.removeJobs((j) => j.spec.collector === 'video');
+      for (const job of videoJobs(next, self)) scheduler.addJob(job);
+    }
+    if (logSettings(before) !== logSettings(next)) {
+      logger.info('log shipping settings changed: restarting it (positions are kept)');
+      await stopShipping();
+      await startShipping();
+    }
+    if (JSON.stringify([before.config.servers_files, before.config.servers_files_refresh_interval, [...before.modules.keys()]]) !== JSON.stringify([next.config.servers_files, next.config.servers_files_refresh_interval, [...next.modules.keys()]])) {
+      files?.stop();
+      files = undefined;
+      startFiles();
+    }
+    await applyServers();
+  };
 
   return {
     url: http.url,
-    scheduler,
+    get scheduler() {
+      return scheduler;
+    },
     self,
     store,
     routes,
+    servers: () => new Map([...polled].map(([name, s]) => [name, s.target])),
     scrape,
+    reload,
     async close() {
       // Order matters: stop polling, let sinks deliver and positions be saved, then stop answering.
+      files?.stop();
+      await applying;
       await scheduler.stop();
-      await shipping?.stop();
-      await Promise.all(logClients.map((c) => c.close()));
+      await stopShipping();
       await http.close();
     },
   };

@@ -118,22 +118,35 @@ export interface PollJobSpec {
   invalidate?(): void;
 }
 
+/** What the last poll of a job did, for the status page and `/api/v1/status`. */
+export interface LastPoll {
+  /** Epoch ms it ended. */
+  at: number;
+  seconds: number;
+  ok: boolean;
+  /** The error kind (`timeout`, `http`, `unparsable`...) when it failed. */
+  reason?: string;
+  /** The message as logged when it failed. */
+  error?: string;
+  /** Series it stored. */
+  series: number;
+}
+
 interface Job {
   spec: PollJobSpec;
   timer?: NodeJS.Timeout;
   running?: Promise<void>;
   again: boolean;
   polled: boolean;
+  stopped: boolean;
+  last?: LastPoll;
 }
 
 export interface SchedulerOptions {
   config: Config;
-  servers: WowzaTarget[];
   collectors: Collector[];
   /** How often a collector polls a server. */
   intervalOf: (collector: Collector, target: WowzaTarget) => number;
-  /** Polls beside the WSE collectors (Wowza Video). */
-  extraJobs?: PollJobSpec[];
   self: SelfMetrics;
   store: SnapshotStore;
   logger: Logger;
@@ -142,48 +155,99 @@ export interface SchedulerOptions {
 /**
  * Owns timing: every (server, collector) polls on its own interval with jitter and a deadline below the
  * interval; a poll still running is never started twice. Results replace the collector's series whole.
+ * Servers come and go at run time (target files, reloads): a server added starts polling at once; a server
+ * removed stops, and its series go with it.
  */
 export class Scheduler {
-  readonly runtimes: ServerRuntime[];
+  private readonly runtimes = new Map<string, ServerRuntime>();
   private readonly jobs: Job[] = [];
   /** Latest `reached` of each up-setting collector, per server. */
   private readonly reachedBy = new Map<string, Map<string, boolean>>();
+  private started = false;
   private stopped = false;
+  private wasReady = false;
   private readyResolve!: () => void;
-  /** Resolves once every job has finished its first poll, successful or not. */
+  /** Resolves once the scheduler is first `ready`. */
   readonly firstCycle = new Promise<void>((r) => (this.readyResolve = r));
 
-  constructor(private readonly o: SchedulerOptions) {
-    const applying = (t: WowzaTarget) => o.collectors.filter((c) => c.appliesTo?.(t) ?? true);
-    this.runtimes = o.servers.map((t) => {
-      const intervals = applying(t).map((c) => o.intervalOf(c, t));
-      const discoveryAge = Math.max(1, Math.min(...intervals, o.config.poll.interval) * 0.9);
-      const counts = applying(t).some((c) => c.name === 'connectioncounts');
-      return new ServerRuntime(t, o.config, discoveryAge, o.logger.child({ component: 'discovery', server: t.name }), o.self, counts);
-    });
-    for (const runtime of this.runtimes) {
-      for (const collector of applying(runtime.target)) {
-        const spec: PollJobSpec = {
-          server: runtime.target.name,
-          collector: collector.name,
-          intervalMs: o.intervalOf(collector, runtime.target),
-          setsUp: true,
-          poll: (signal, log) => runCollector(collector, runtime.context(collector.name, signal, log)),
-          invalidate: () => runtime.discovery.invalidate(),
-        };
-        this.jobs.push({ spec, again: false, polled: false });
-      }
+  constructor(private readonly o: SchedulerOptions) {}
+
+  /** True once every job there was at the start (and any added later) has finished a poll; it then stays true. */
+  get ready(): boolean {
+    if (!this.wasReady && this.jobs.every((j) => j.polled)) {
+      this.wasReady = true;
+      this.readyResolve();
     }
-    for (const spec of o.extraJobs ?? []) this.jobs.push({ spec, again: false, polled: false });
-    if (this.jobs.length === 0) this.readyResolve();
+    return this.wasReady;
   }
 
-  get ready(): boolean {
-    return this.jobs.every((j) => j.polled);
+  /** The server runtimes, by server name. */
+  get servers(): ReadonlyMap<string, ServerRuntime> {
+    return this.runtimes;
+  }
+
+  /** Every job's spec and last poll, for the status page. */
+  jobStates(): Array<{ server: string; collector: string; intervalMs: number; last?: LastPoll; running: boolean }> {
+    return this.jobs.map((j) => ({ server: j.spec.server, collector: j.spec.collector, intervalMs: j.spec.intervalMs, last: j.last, running: j.running !== undefined }));
+  }
+
+  /** Starts polling a server with every collector that applies to it (at once when the scheduler runs). */
+  addServer(target: WowzaTarget): ServerRuntime {
+    if (this.runtimes.has(target.name)) throw new Error(`server ${target.name} is already polled`);
+    const o = this.o;
+    const applying = o.collectors.filter((c) => c.appliesTo?.(target) ?? true);
+    const intervals = applying.map((c) => o.intervalOf(c, target));
+    const discoveryAge = Math.max(1, Math.min(...intervals, o.config.poll.interval) * 0.9);
+    const counts = applying.some((c) => c.name === 'connectioncounts');
+    const runtime = new ServerRuntime(target, o.config, discoveryAge, o.logger.child({ component: 'discovery', server: target.name }), o.self, counts);
+    this.runtimes.set(target.name, runtime);
+    o.self.up.set({ server: target.name }, 0);
+    for (const collector of applying) {
+      this.addJob({
+        server: target.name,
+        collector: collector.name,
+        intervalMs: o.intervalOf(collector, target),
+        setsUp: true,
+        poll: (signal, log) => runCollector(collector, runtime.context(collector.name, signal, log)),
+        invalidate: () => runtime.discovery.invalidate(),
+      });
+    }
+    return runtime;
+  }
+
+  /** Stops polling a server: its jobs end (a running poll is waited for), its series and self metrics go. */
+  async removeServer(name: string): Promise<void> {
+    const runtime = this.runtimes.get(name);
+    this.runtimes.delete(name);
+    await this.removeJobs((j) => j.spec.server === name);
+    this.reachedBy.delete(name);
+    this.o.store.deleteServer(name);
+    await runtime?.close();
+  }
+
+  /** A poll beside the WSE collectors (Wowza Video). */
+  addJob(spec: PollJobSpec): void {
+    const job: Job = { spec, again: false, polled: false, stopped: false };
+    this.jobs.push(job);
+    if (this.started) void this.run(job);
+  }
+
+  /** Stops the jobs `which` selects and forgets them, once any running poll has ended. */
+  async removeJobs(which: (j: { spec: PollJobSpec }) => boolean): Promise<void> {
+    const going = this.jobs.filter(which);
+    for (const j of going) {
+      j.stopped = true;
+      if (j.timer) clearTimeout(j.timer);
+      this.jobs.splice(this.jobs.indexOf(j), 1);
+    }
+    await Promise.allSettled(going.map((j) => j.running));
+    for (const j of going) this.o.store.delete(j.spec.server, j.spec.collector);
   }
 
   start(): void {
+    this.started = true;
     for (const job of this.jobs) void this.run(job);
+    void this.ready; // nothing to poll: ready at once
   }
 
   /** Polls the given collectors of one server now (a webhook saw a change); coalesces with a running poll. */
@@ -204,7 +268,7 @@ export class Scheduler {
   }
 
   private run(job: Job, reschedule = true): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+    if (this.stopped || job.stopped) return Promise.resolve();
     if (job.running) {
       // A timer that fires while the last poll still runs must keep the schedule going, or polling stops.
       if (reschedule) this.schedule(job);
@@ -213,11 +277,9 @@ export class Scheduler {
     if (reschedule && job.timer) clearTimeout(job.timer);
     job.running = this.pollOnce(job).finally(() => {
       job.running = undefined;
-      if (!job.polled) {
-        job.polled = true;
-        if (this.ready) this.readyResolve();
-      }
-      if (job.again && !this.stopped) {
+      job.polled = true;
+      void this.ready;
+      if (job.again && !this.stopped && !job.stopped) {
         job.again = false;
         void this.run(job, false);
       }
@@ -227,7 +289,7 @@ export class Scheduler {
   }
 
   private schedule(job: Job): void {
-    if (this.stopped) return;
+    if (this.stopped || job.stopped) return;
     const jitter = this.o.config.poll.jitter;
     const delay = job.spec.intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
     job.timer = setTimeout(() => void this.run(job), delay);
@@ -239,10 +301,19 @@ export class Scheduler {
     const log = this.o.logger.child({ component: 'collector', collector, server });
     const signal = AbortSignal.timeout(pollDeadlineMs(job.spec.intervalMs));
     const result = await job.spec.poll(signal, log);
+    // A job stopped while it polled (its server was removed) must not bring its series back.
+    if (job.stopped) return;
     const { self, store } = this.o;
     self.collectorDuration.set(labels, result.seconds);
     self.collectorSuccess.set(labels, result.ok ? 1 : 0);
     if (job.spec.setsUp) self.up.set({ server }, this.recordReached(server, collector, result.reached) ? 1 : 0);
+    job.last = {
+      at: Date.now(),
+      seconds: result.seconds,
+      ok: result.ok,
+      series: result.set.size,
+      ...(result.ok ? {} : { reason: errorReason(result.error!), error: result.error!.message }),
+    };
     if (result.ok) {
       await store.put(server, collector, result.set);
       self.lastPoll.set(labels, Date.now() / 1000);
@@ -269,6 +340,6 @@ export class Scheduler {
     this.stopped = true;
     for (const j of this.jobs) if (j.timer) clearTimeout(j.timer);
     await Promise.allSettled(this.jobs.map((j) => j.running));
-    await Promise.all(this.runtimes.map((r) => r.close()));
+    await Promise.all([...this.runtimes.values()].map((r) => r.close()));
   }
 }

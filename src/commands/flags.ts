@@ -29,6 +29,7 @@ export function withServeFlags<T>(y: Argv<T>) {
     .option('web.listen-address', { type: 'string', describe: 'address for /metrics and /probe (default :9935)', group: 'Web:' })
     .option('web.config.file', { type: 'string', describe: 'exporter-toolkit web config (TLS, basic auth)', group: 'Web:' })
     .option('poll.interval', { type: 'string', describe: 'how often collectors poll (default 15s)', group: 'Polling:' })
+    .option('shard', { type: 'string', describe: 'i/N: poll only the servers whose name hashes (as Prometheus hashmod) to i of N replicas', group: 'Polling:' })
     .option('poll.concurrency', { type: 'string', describe: 'parallel API requests per server: auto (default: adapts to the server, up to poll.concurrency_max) or a number', group: 'Polling:' })
     .option('video.url', { type: 'string', describe: 'Wowza Video API base URL', group: 'Wowza Video:' })
     .option('video.token-file', { type: 'string', describe: 'file with the Wowza Video API token (or env WOWZA_VIDEO_TOKEN)', group: 'Wowza Video:' });
@@ -69,6 +70,7 @@ export function configFlagsFrom(a: Args): ConfigFlags {
     webConfigFile: str(a, 'web.config.file'),
     pollInterval: str(a, 'poll.interval'),
     pollConcurrency: concurrencyFlag(a['poll.concurrency']),
+    shard: str(a, 'shard'),
     logLevel: str(a, 'log.level'),
     logFormat: str(a, 'log.format'),
     collectors,

@@ -1,20 +1,41 @@
 import type { CommandModule } from 'yargs';
 import { loadConfig } from '../config/load.js';
-import { startExporter } from '../exporter.js';
+import { ConfigError } from '../config/errors.js';
+import { startExporter, type ReloadOutcome } from '../exporter.js';
 import { createLogger } from '../logger.js';
 import { configFlagsFrom, withServeFlags } from './flags.js';
 import { onShutdown, SHUTDOWN_MARGIN_MS } from './lifecycle.js';
 
 export const serveCommand: CommandModule = {
   command: ['serve', '$0'],
-  describe: 'run the exporter: poll Wowza and serve /metrics and /probe (default command)',
+  describe: 'run the exporter: poll Wowza and serve /metrics and /probe (default command); SIGHUP reloads the configuration',
   builder: (y) => withServeFlags(y),
   handler: async (argv) => {
     const flags = configFlagsFrom(argv);
     const boot = createLogger({ level: (flags.logLevel as 'info') ?? 'info', format: (flags.logFormat as 'json') ?? 'json' });
     const runtime = loadConfig(flags, process.env, (msg, meta) => boot.warn(meta, msg));
     const logger = createLogger({ level: runtime.config.log.level, format: runtime.config.log.format });
-    const exporter = await startExporter(runtime, logger);
+    // Reloads run one at a time: a SIGHUP during a POST /-/reload waits for it.
+    let reloading: Promise<ReloadOutcome> = Promise.resolve({ ok: true });
+    const reloadConfig = (): Promise<ReloadOutcome> =>
+      (reloading = reloading.then(async () => {
+        try {
+          // The same flags and files as at start: the config file and every secret file are read again.
+          const next = loadConfig(flags, process.env, (msg, meta) => logger.warn(meta, msg));
+          await exporter.reload(next);
+          exporter.self.reloadSuccessful.set(1);
+          exporter.self.reloadSuccessTime.set(Date.now() / 1000);
+          logger.info('configuration reloaded');
+          return { ok: true } as const;
+        } catch (err) {
+          exporter.self.reloadSuccessful.set(0);
+          const message = err instanceof ConfigError ? err.message : `${(err as Error).message}`;
+          logger.error({ err: message }, 'configuration reload refused: the previous configuration stays in use');
+          return { ok: false, message } as const;
+        }
+      }));
+    const exporter = await startExporter(runtime, logger, { reloadConfig });
+    process.on('SIGHUP', () => void reloadConfig());
     onShutdown(
       logger,
       async () => {

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { WowzaTarget } from '../wowza/client.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, defaultRequestTimeoutMs, pollDeadlineMs } from '../collectors/poll-deadline.js';
 import { ConfigError, describeIssues } from './errors.js';
+import { parseShard } from './shard.js';
 import { COLLECTOR_NAMES, ConfigSchema, type CollectorName, type Config, type ModuleConfig, type ServerConfig } from './schema.js';
 import { readSecretFile } from './secrets.js';
 import { isUsableToken, resolveVideoToken, VIDEO_TOKEN_ENV } from '../video/token.js';
@@ -20,6 +21,8 @@ export interface ConfigFlags {
   wowzaCaFile?: string;
   /** One per `--wowza.url`, in the same order. */
   wowzaConnectionCountsUrl?: string[];
+  /** `--shard i/N`. */
+  shard?: string;
   listenAddress?: string;
   webConfigFile?: string;
   pollInterval?: string;
@@ -52,6 +55,39 @@ export interface RuntimeConfig {
   webhookSecret?: string;
   /** Enabled state and interval (ms) per collector; `own`: the interval was configured for the collector itself. */
   collectors: Record<CollectorName, { enabled: boolean; intervalMs: number; own: boolean }>;
+  /** The collector that polls most often, whose deadline every request must fit in. */
+  fastest: { intervalMs: number; key: string };
+}
+
+/** A server of a target file: as the collectors poll it, and as log followers read it. */
+export interface FileTarget {
+  target: WowzaTarget;
+  logTarget: WowzaTarget;
+}
+
+/**
+ * A target of a target file, with the credentials and options of its module and the file's labels. Throws
+ * ConfigError naming the module when its timeout cannot fit the poll deadline.
+ */
+export function fileTarget(runtime: RuntimeConfig, moduleName: string, url: string, labels: Record<string, string>): FileTarget {
+  const module = runtime.modules.get(moduleName);
+  if (!module) throw new ConfigError(`module "${moduleName}" is not configured`);
+  const m = module.config;
+  const timeoutMs = requestTimeout({ ...m, timeout: m.timeout }, `modules.${moduleName}`, runtime.config, runtime.fastest);
+  const target: WowzaTarget = {
+    name: defaultServerName(url),
+    url,
+    username: m.username,
+    password: module.password,
+    auth: m.auth,
+    timeoutMs,
+    maxResponseBytes: m.max_response_size,
+    tls: { caFile: m.tls.ca_file, insecureSkipVerify: m.tls.insecure_skip_verify },
+    serverName: m.server_name,
+    connections: connectionsFor(runtime.config),
+    ...(Object.keys(labels).length > 0 ? { labels } : {}),
+  };
+  return { target, logTarget: { ...target, timeoutMs: m.timeout ?? runtime.config.poll.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS } };
 }
 
 /** The `stream` collector's interval when viewers come from connectioncounts and none was set for it. */
@@ -103,6 +139,8 @@ function readConfigFile(path: string): Record<string, unknown> {
   return doc as Record<string, unknown>;
 }
 
+const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 function obj(parent: Record<string, unknown>, key: string): Record<string, unknown> {
   const v = parent[key];
   if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
@@ -123,8 +161,9 @@ function applyFlags(doc: Record<string, unknown>, f: ConfigFlags): void {
   if (f.wowzaCaFile !== undefined) tls.ca_file = f.wowzaCaFile;
   if (f.wowzaInsecureSkipVerify !== undefined) tls.insecure_skip_verify = f.wowzaInsecureSkipVerify;
 
-  // Without servers in the file, the flags describe the one default server.
-  const urls = f.wowzaUrl && f.wowzaUrl.length > 0 ? f.wowzaUrl : doc.servers === undefined ? [DEFAULT_URL] : undefined;
+  // Without servers in the file (and none from target files or /probe modules), the flags describe the one default server.
+  const elsewhere = (Array.isArray(doc.servers_files) && doc.servers_files.length > 0) || (isMapping(doc.modules) && Object.keys(doc.modules).length > 0);
+  const urls = f.wowzaUrl && f.wowzaUrl.length > 0 ? f.wowzaUrl : doc.servers === undefined && !elsewhere ? [DEFAULT_URL] : undefined;
   const counts = f.wowzaConnectionCountsUrl ?? [];
   if (counts.length > 0 && counts.length !== (urls ?? (Array.isArray(doc.servers) ? doc.servers : [])).length) {
     throw new ConfigError(`--wowza.connectioncounts-url: give one per server (${counts.length} for ${(urls ?? (doc.servers as unknown[] | undefined) ?? []).length}), in the order of --wowza.url`);
@@ -140,6 +179,13 @@ function applyFlags(doc: Record<string, unknown>, f: ConfigFlags): void {
       if (s === null || typeof s !== 'object') continue;
       Object.assign(s, connection);
       if (Object.keys(tls).length) s.tls = { ...(typeof s.tls === 'object' && s.tls ? s.tls : {}), ...tls };
+    }
+  }
+  if (f.shard !== undefined) {
+    try {
+      doc.shard = parseShard(f.shard);
+    } catch (err) {
+      throw new ConfigError(`--shard: ${(err as Error).message}`);
     }
   }
   if (f.listenAddress !== undefined) obj(doc, 'web').listen_address = f.listenAddress;
@@ -224,7 +270,9 @@ export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.e
   ) as RuntimeConfig['collectors'];
   const fastest = fastestPoll(config, collectors);
 
-  const servers = config.servers.length > 0 ? config.servers : [ConfigSchemaServerDefault()];
+  // No servers key: the default local server, unless the servers come from target files or /probe modules.
+  const fromElsewhere = config.servers_files.length > 0 || Object.keys(config.modules).length > 0;
+  const servers = config.servers ?? (fromElsewhere ? [] : [ConfigSchemaServerDefault()]);
   const names = new Set<string>();
   const logServers: WowzaTarget[] = [];
   const targets = servers.map((s, i) => {
@@ -263,7 +311,7 @@ export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.e
     });
   }
 
-  return { config, servers: targets, logServers, modules, videoToken, webhookSecret, collectors };
+  return { config, servers: targets, logServers, modules, videoToken, webhookSecret, collectors, fastest };
 }
 
 /**
@@ -300,7 +348,7 @@ function checkFilePath(path: string, field: string): void {
 }
 
 function ConfigSchemaServerDefault(): ServerConfig {
-  return ConfigSchema.shape.servers.parse([{ url: DEFAULT_URL }])[0]!;
+  return ConfigSchema.shape.servers.parse([{ url: DEFAULT_URL }])![0]!;
 }
 
 /** The WSE collector that polls most often, whose poll deadline every request of a server must fit in. */
@@ -322,7 +370,7 @@ function fastestPoll(config: Config, collectors: RuntimeConfig['collectors']): {
  * collector, or every slow request would be cut by the poll instead; without one, the default follows the
  * interval, so any interval from 1 s up works on its own.
  */
-function requestTimeout(s: ServerConfig, field: string, config: Config, fastest: { intervalMs: number; key: string }): number {
+function requestTimeout(s: { timeout?: number }, field: string, config: Config, fastest: { intervalMs: number; key: string }): number {
   const explicit = s.timeout ?? config.poll.timeout;
   if (explicit === undefined) return defaultRequestTimeoutMs(fastest.intervalMs);
   const deadline = pollDeadlineMs(fastest.intervalMs);

@@ -3,6 +3,7 @@ import { LogsConfigSchema } from '../logs/config.js';
 import { redactUrl } from '../wowza/redact.js';
 import { parseDuration } from './duration.js';
 import { parseListenAddress } from './listen-address.js';
+import { checkPattern } from './servers-files.js';
 
 /** Durations as `15s`, `2m`, `500ms` (or a bare number of seconds), turned into milliseconds. */
 export const Duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
@@ -92,9 +93,10 @@ export const ModuleSchema = z.strictObject({
   ...Connection,
   /**
    * Regular expressions (anchored) a /probe target URL must match before this module's credentials are
-   * sent to it. Required: a probe endpoint must not hand credentials to any URL a caller names.
+   * sent to it: a probe endpoint must not hand credentials to any URL a caller names. Without any, the module
+   * serves only target files (servers_files), and /probe refuses it.
    */
-  allowed_targets: z.array(Regex).min(1, 'allowed_targets needs at least one pattern'),
+  allowed_targets: z.array(Regex).default([]),
 });
 
 const NameFilter = z
@@ -114,7 +116,26 @@ export const COLLECTOR_NAMES = ['machine', 'status', 'vhost', 'application', 'in
 export type CollectorName = (typeof COLLECTOR_NAMES)[number];
 
 export const ConfigSchema = z.strictObject({
-  servers: z.array(ServerSchema).default([]),
+  /** Absent: one server at http://127.0.0.1:8087, unless modules or servers_files say the servers come from elsewhere. */
+  servers: z.array(ServerSchema).optional(),
+  /** Globs (in the file name) of target files: lists of {targets, module, labels}, re-read when they change. */
+  servers_files: z
+    .array(
+      z.string().min(1).superRefine((v, ctx) => {
+        const problem = checkPattern(v);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    )
+    .default([]),
+  /** How often target files are read again, for file systems that report no changes. */
+  servers_files_refresh_interval: Duration.default(30_000),
+  /** This replica polls the servers whose name hashes (as Prometheus' hashmod) to `index` modulo `count`. */
+  shard: z
+    .strictObject({ index: z.number().int().min(0), count: z.number().int().min(1) })
+    .superRefine((v, ctx) => {
+      if (v.count >= 1 && v.index >= v.count) ctx.addIssue({ code: 'custom', message: 'shard.index must be below shard.count', path: ['index'] });
+    })
+    .optional(),
   web: z
     .strictObject({
       listen_address: z

@@ -44,6 +44,7 @@ export function resolveProbe(runtime: RuntimeConfig, params: URLSearchParams) {
     throw new ProbeRequestError(`unknown module "${moduleName.slice(0, 100)}"${known.length ? ` (configured: ${known.join(', ')})` : ' (no modules configured: add a modules: section)'}`);
   }
   const normalized = url.origin;
+  if (module.allowed.length === 0) throw new ProbeRequestError(`module "${moduleName}" has no allowed_targets: it serves target files only, not /probe`);
   if (!module.allowed.some((re) => re.test(normalized))) {
     throw new ProbeRequestError(`target ${normalized} is not in the allowed_targets of module "${moduleName}"`);
   }
@@ -85,7 +86,7 @@ export async function probe(
     }
     meta.add(M.up, { server }, reached ? 1 : 0);
     meta.add(PROBE.probeDuration, { server }, (performance.now() - started) / 1000);
-    return mergeRendered([meta, ...results.map((r) => r.set)].map(renderSet));
+    return mergeRendered([meta, ...results.map((r) => r.set)].map((s) => renderSet(s)));
   } finally {
     await client.close();
   }

@@ -35,6 +35,10 @@ export interface LogShipping {
    * retries. Waits for queue room; no position is attached, so nothing is resumed after a crash.
    */
   publish(server: string, logType: string, record: LogRecord, timeMs: number): Promise<void>;
+  /** Starts following a server that joined (target files, a reload). */
+  addSource(source: LogSource): void;
+  /** Stops following a server: its followers end, what they read is still delivered, positions are saved. */
+  removeSource(server: string): Promise<void>;
   /** Stops polling, lets the sinks deliver what is queued (up to `drain_timeout`), saves positions, closes sinks. */
   stop(): Promise<void>;
 }
@@ -43,6 +47,12 @@ interface Running {
   server: string;
   logType: string;
   done: Promise<void>;
+}
+
+interface Followed {
+  abort: AbortController;
+  /** The log-type discovery of `log_types: '*'`, which may still add followers. */
+  discovery?: Promise<void>;
 }
 
 /**
@@ -103,7 +113,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
         capacity: config.queue_lines,
         // Positions are written once a batch is acknowledged and before the next is sent, so a crash re-sends
         // at most the batch in flight; the periodic sync only retries writes that failed.
-        afterAck: () => (process.env.NOSAVE ? Promise.resolve() : savePositions()),
+        afterAck: savePositions,
         deadLetter,
         metrics,
         logger: logger.child({ sink: sink.name }),
@@ -113,8 +123,10 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
   const abort = new AbortController();
   const running: Running[] = [];
   const tasks: Promise<void>[] = [];
+  const followed = new Map<string, Followed>();
 
   const follow = (source: LogSource, logType: string) => {
+    const signal = followed.get(source.server)?.abort.signal ?? abort.signal;
     const server = source.server;
     const labels = { server, log_type: logType };
     metrics.start(server, logType, sinks.map((s) => s.name));
@@ -142,20 +154,44 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
       deliver: chunks.deliver,
     });
     if (resumeFrom) logger.info({ ...labels, offset: resumeFrom.offset, file_id: resumeFrom.fileId }, 'resuming log from saved position');
-    running.push({ server, logType, done: follower.run(abort.signal, true).then(chunks.settled) });
+    running.push({ server, logType, done: follower.run(signal, true).then(chunks.settled) });
   };
 
-  for (const source of sources) {
-    if (config.log_types === '*') tasks.push(discoverAndFollow(source, config.follow_interval, abort.signal, logger, follow));
+  const addSource = (source: LogSource) => {
+    if (followed.has(source.server)) throw new Error(`the logs of server "${source.server}" are already followed`);
+    const entry: Followed = { abort: new AbortController() };
+    // The shutdown stops every follower.
+    abort.signal.addEventListener('abort', () => entry.abort.abort(), { once: true });
+    followed.set(source.server, entry);
+    if (config.log_types === '*') entry.discovery = discoverAndFollow(source, config.follow_interval, entry.abort.signal, logger, follow);
     else for (const t of config.log_types) follow(source, t);
-  }
+  };
+
+  const removeSource = async (server: string) => {
+    const entry = followed.get(server);
+    if (!entry) return;
+    followed.delete(server);
+    entry.abort.abort();
+    await entry.discovery;
+    const mine = running.filter((r) => r.server === server);
+    await Promise.allSettled(mine.map((r) => r.done));
+    for (const r of mine) {
+      running.splice(running.indexOf(r), 1);
+      metrics.forget(r.server, r.logType, sinks.map((s) => s.name));
+    }
+    await savePositions();
+    logger.info({ server }, 'stopped following the logs of a server that is no longer polled');
+  };
+
+  for (const source of sources) addSource(source);
   tasks.push(syncPositions(positions, config.positions_sync_interval, abort.signal, logger));
   logger.info({ servers: sources.length, sinks: sinks.map((s) => s.name), positions_file: config.positions_file }, 'log shipping started');
 
   let stopped: Promise<void> | undefined;
   const stop = async () => {
     abort.abort();
-    await Promise.allSettled(tasks); // discovery may still add followers until it has ended
+    await Promise.allSettled(tasks);
+    await Promise.allSettled([...followed.values()].map((f) => f.discovery)); // it may still add followers until it has ended
     await Promise.allSettled(running.map((r) => r.done));
     await encoders.close();
     await Promise.all(workers.map((w) => w.drain(config.drain_timeout)));
@@ -180,6 +216,8 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
   };
   return {
     publish,
+    addSource,
+    removeSource,
     stop: () => (stopped ??= stop()),
   };
 }

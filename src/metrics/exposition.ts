@@ -3,7 +3,7 @@ import type { Labels, MetricSet } from './metric-set.js';
 
 const NEEDS_ESCAPE = /[\\\n"]/;
 
-function escapeLabel(v: string): string {
+export function escapeLabel(v: string): string {
   // Almost no label value needs escaping: one scan instead of three replaces for those.
   if (!NEEDS_ESCAPE.test(v)) return v;
   return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
@@ -20,8 +20,8 @@ export function formatValue(v: number): string {
   return String(v);
 }
 
-function formatLabels(labels: Labels): string {
-  let out = '';
+function formatLabels(labels: Labels, extra = ''): string {
+  let out = extra;
   for (const k in labels) {
     const v = labels[k]!;
     if (v === '') continue; // an empty label value is the same as no label
@@ -33,8 +33,8 @@ function formatLabels(labels: Labels): string {
 /** Sample lines of one family, rendered once when a poll's set is stored and reused by every scrape. */
 export type RenderedSet = Map<string, { def: MetricDef; lines: string }>;
 
-export function renderSet(set: MetricSet): RenderedSet {
-  const steps = renderSteps(set);
+export function renderSet(set: MetricSet, extraLabels = ''): RenderedSet {
+  const steps = renderSteps(set, extraLabels);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -45,8 +45,8 @@ export function renderSet(set: MetricSet): RenderedSet {
  * renderSet a slice at a time: a poll of 20,000 series takes tens of milliseconds to render, and a scrape
  * arriving meanwhile is answered between two slices (from the sets stored before) instead of waiting.
  */
-export async function renderSetInSlices(set: MetricSet, sliceMs = 4): Promise<RenderedSet> {
-  const steps = renderSteps(set);
+export async function renderSetInSlices(set: MetricSet, extraLabels = '', sliceMs = 4): Promise<RenderedSet> {
+  const steps = renderSteps(set, extraLabels);
   let sliceStart = performance.now();
   for (;;) {
     const step = steps.next();
@@ -58,8 +58,11 @@ export async function renderSetInSlices(set: MetricSet, sliceMs = 4): Promise<Re
   }
 }
 
-/** Renders the set, pausing (yielding) every few hundred samples so a caller may hand the event loop back. */
-function* renderSteps(set: MetricSet): Generator<void, RenderedSet> {
+/**
+ * Renders the set, pausing (yielding) every few hundred samples so a caller may hand the event loop back.
+ * `extraLabels` (`k="v",...`, already escaped) go on every sample: a server's labels from its target file.
+ */
+function* renderSteps(set: MetricSet, extraLabels: string): Generator<void, RenderedSet> {
   const out: RenderedSet = new Map();
   // Collectors share one label object between the families of an object (a stream's uptime, bytes,
   // rates...): each is formatted once per set, not once per sample.
@@ -72,7 +75,7 @@ function* renderSteps(set: MetricSet): Generator<void, RenderedSet> {
     for (const s of family.samples) {
       let labels = formatted.get(s.labels);
       if (labels === undefined) {
-        labels = formatLabels(s.labels);
+        labels = formatLabels(s.labels, extraLabels);
         formatted.set(s.labels, labels);
       }
       parts.push(name, labels, ' ', formatValue(s.value), '\n');

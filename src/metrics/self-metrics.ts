@@ -12,6 +12,10 @@ export interface SelfMetrics {
   vanishedObjects: Counter<'server' | 'collector'>;
   concurrencyLimit: Gauge<'server'>;
   requestDuration: Histogram<'server' | 'endpoint'>;
+  reloadSuccessful: Gauge;
+  reloadSuccessTime: Gauge;
+  serversFileErrors: Counter<'file'>;
+  servers: Gauge;
   /** Counts one API request (retries and challenges included) and its latency. */
   observeRequest(server: string, endpoint: string, code: string, seconds: number): void;
 }
@@ -76,6 +80,23 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
       apiRequests.inc({ server, endpoint, code });
       requestDuration.observe({ server, endpoint }, seconds);
     },
+    reloadSuccessful: new Gauge({
+      name: 'wowza_exporter_config_last_reload_successful',
+      help: '1 when the last configuration reload (SIGHUP, POST /-/reload) succeeded, 0 when it was refused.',
+      registers: [registry],
+    }),
+    reloadSuccessTime: new Gauge({
+      name: 'wowza_exporter_config_last_reload_success_timestamp_seconds',
+      help: 'When the configuration was last loaded successfully (at start or by a reload).',
+      registers: [registry],
+    }),
+    serversFileErrors: new Counter({
+      name: 'wowza_exporter_servers_file_errors_total',
+      help: 'Reads of a target file (servers_files) that failed; its last good content stays in use.',
+      labelNames: ['file'],
+      registers: [registry],
+    }),
+    servers: new Gauge({ name: 'wowza_exporter_servers', help: 'Wowza servers this exporter (this shard) polls.', registers: [registry] }),
     vanishedObjects: new Counter({
       name: 'wowza_exporter_vanished_objects_total',
       help: 'Objects (streams, vhosts, applications) discovery listed that were gone (HTTP 404) when their statistics were read; left out of that poll.',
@@ -83,4 +104,27 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
       registers: [registry],
     }),
   };
+}
+
+/** Removes every series labelled `server="<name>"` from the registry: the server is no longer polled. */
+export async function forgetServer(registry: Registry, name: string): Promise<void> {
+  for (const object of registry.getMetricsAsArray()) {
+    const metric = object as unknown as {
+      labelNames?: string[];
+      get(): Promise<{ values: Array<{ labels: Record<string, string | number> }> }>;
+      remove(labels: Record<string, string | number | undefined>): void;
+    };
+    const labelNames = metric.labelNames ?? [];
+    if (!labelNames.includes('server')) continue;
+    const seen = new Set<string>();
+    for (const v of (await metric.get()).values) {
+      if (v.labels.server !== name) continue;
+      // Histogram buckets carry `le`: the series to remove is named by the metric's own labels only.
+      const labels = Object.fromEntries(labelNames.map((l) => [l, v.labels[l]]));
+      const key = JSON.stringify(labels);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      metric.remove(labels);
+    }
+  }
 }

@@ -8,6 +8,8 @@ import { mergeRenderedChunks, renderSetInSlices, type RenderedSet } from './expo
  */
 export class SnapshotStore {
   private readonly sets = new Map<string, RenderedSet>();
+  /** Per server, its labels from a target file, formatted. */
+  private readonly labels = new Map<string, string>();
   private readonly generations = new Map<string, number>();
   private cached: EncodedText | undefined;
 
@@ -19,7 +21,7 @@ export class SnapshotStore {
   async put(server: string, collector: string, set: MetricSet): Promise<void> {
     const key = `${server}\u0000${collector}`;
     const generation = this.bump(key);
-    const rendered = await renderSetInSlices(set);
+    const rendered = await renderSetInSlices(set, this.labels.get(server) ?? '');
     if (this.generations.get(key) !== generation) return;
     this.sets.set(key, rendered);
     this.cached = undefined;
@@ -29,6 +31,23 @@ export class SnapshotStore {
     const key = `${server}\u0000${collector}`;
     this.bump(key);
     if (this.sets.delete(key)) this.cached = undefined;
+  }
+
+  /** Labels (`k="v",...`) every series of `server` carries from now on; empty for none. */
+  setServerLabels(server: string, formatted: string): void {
+    if (formatted) this.labels.set(server, formatted);
+    else this.labels.delete(server);
+  }
+
+  /** Removes every set of a server (it is no longer polled). */
+  deleteServer(server: string): void {
+    this.labels.delete(server);
+    const prefix = `${server}\u0000`;
+    for (const key of [...this.generations.keys()]) {
+      if (!key.startsWith(prefix)) continue;
+      this.bump(key);
+      if (this.sets.delete(key)) this.cached = undefined;
+    }
   }
 
   private bump(key: string): number {

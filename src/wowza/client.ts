@@ -46,6 +46,8 @@ export interface WowzaTarget {
   connections: number;
   /** The server's `HTTPConnectionCountsXML` provider (`http://host:8086/connectioncounts`), when viewers are read there. */
   connectionCountsUrl?: string;
+  /** Labels added to every series of this server (from its target file). */
+  labels?: Readonly<Record<string, string>>;
 }
 
 /** Called once per HTTP request sent (retries included); `code` is the status or an error kind. */

@@ -7,6 +7,8 @@ import { freePort, waitFor } from './ports.js';
 
 export interface PrometheusServer {
   url: string;
+  /** The active targets with the labels relabelling gave them. */
+  targets(): Promise<Array<{ labels: Record<string, string>; scrapePool: string }>>;
   /** Instant query; returns the result vector. */
   query(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>>;
   /** Waits until `expr` returns at least one sample (and `accept` likes the result). */
@@ -17,14 +19,14 @@ export interface PrometheusServer {
 /** Starts a real Prometheus scraping `targets` every second, with optional rule files. */
 export async function startPrometheus(
   binary: string,
-  opts: { targets: string[]; job?: string; ruleFiles?: string[]; scrapeInterval?: string },
+  opts: { targets: string[]; job?: string; ruleFiles?: string[]; scrapeInterval?: string; extraScrapeConfigs?: object[] },
 ): Promise<PrometheusServer> {
   const dir = mkdtempSync(join(tmpdir(), 'wowza-prom-'));
   const port = await freePort();
   const config = {
     global: { scrape_interval: opts.scrapeInterval ?? '1s', evaluation_interval: opts.scrapeInterval ?? '1s' },
     rule_files: opts.ruleFiles ?? [],
-    scrape_configs: [{ job_name: opts.job ?? 'wowza', static_configs: [{ targets: opts.targets }] }],
+    scrape_configs: [{ job_name: opts.job ?? 'wowza', static_configs: [{ targets: opts.targets }] }, ...(opts.extraScrapeConfigs ?? [])],
   };
   writeFileSync(join(dir, 'prometheus.yml'), stringify(config));
   const proc: ChildProcess = spawn(
@@ -55,6 +57,10 @@ export async function startPrometheus(
   return {
     url,
     query,
+    async targets() {
+      const body = (await (await fetch(`${url}/api/v1/targets?state=active`)).json()) as { data: { activeTargets: Array<{ labels: Record<string, string>; scrapePool: string }> } };
+      return body.data.activeTargets;
+    },
     waitForQuery: (expr, accept = (r) => r.length > 0, timeoutMs = 20_000) =>
       waitFor(`query ${expr}`, async () => {
         const r = await query(expr);

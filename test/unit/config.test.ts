@@ -65,7 +65,7 @@ describe('config loading', () => {
       ['discovery:\n  streams:\n    include: "(["\n', /discovery\.streams\.include: invalid regular expression/],
       ['log:\n  level: loud\n', /log\.level/],
       ['collectors:\n  strem: false\n', /collectors\.strem/],
-      ['modules:\n  default:\n    username: a\n', /modules\.default\.allowed_targets/],
+      ['modules:\n  default:\n    username: a\n    allowed_targets: http://wowza\n', /modules\.default\.allowed_targets/],
       ['- just\n- a list\n', /top level must be a mapping/],
       ['servers: [\n', /invalid YAML/],
     ];

@@ -121,7 +121,7 @@ describe('deploy/kubernetes', () => {
     expect(mounts.get('state')!.mountPath).toBe('/var/lib/wowza-exporter');
 
     const config = parseConfig(parse(byKind('ConfigMap').data['config.yaml']) as Record<string, unknown>);
-    expect(config.servers.map((s) => s.password_file)).toEqual(['/etc/wowza-exporter/secrets/password']);
+    expect(config.servers!.map((s) => s.password_file)).toEqual(['/etc/wowza-exporter/secrets/password']);
     expect(config.web.listen_address).toBe(':9935');
   });
 
@@ -181,9 +181,9 @@ describe('deploy/docker-compose.yml', () => {
   it('gives the exporter a valid config: sim-1 in servers:, sim-2 allowed for /probe, logs to Loki', () => {
     const mount = (services['wowza-exporter'].volumes as string[]).find((v) => v.endsWith(':/etc/wowza-exporter/config.yaml:ro'))!;
     expect(resolve(DEPLOY, mount.split(':')[0]!)).toBe(exporterConfigPath);
-    expect(exporterConfig.servers.map((s) => new URL(s.url).hostname)).toEqual(['wowza-sim-1']);
+    expect(exporterConfig.servers!.map((s) => new URL(s.url).hostname)).toEqual(['wowza-sim-1']);
     const secretPaths = Object.keys(compose.secrets).map((name) => `/run/secrets/${name}`);
-    for (const s of [...exporterConfig.servers, ...Object.values(exporterConfig.modules)]) expect(secretPaths).toContain(s.password_file);
+    for (const s of [...exporterConfig.servers!, ...Object.values(exporterConfig.modules)]) expect(secretPaths).toContain(s.password_file);
     // Every /probe target of prometheus.yml must pass the module's allow-list, or the probe answers 400.
     const probe = prometheusConfig.scrape_configs.find((j: Obj) => j.job_name === 'wowza-probe');
     for (const group of probe.static_configs) {

@@ -52,6 +52,8 @@ const REQUIRED_ALERTS = [
   'WowzaErrorLogSpike',
   'WowzaLogForwardingFailing',
   'WowzaLogForwardQueueGrowing',
+  'WowzaExporterConfigReloadFailed',
+  'WowzaLogLinesLostAtRotation',
 ];
 
 describe('alerting rules', () => {

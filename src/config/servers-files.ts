@@ -1,0 +1,204 @@
+import { readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import type { Logger } from '../logger.js';
+import { formatPath } from './errors.js';
+
+/**
+ * Target files (`servers_files:`), read at run time like Prometheus' `file_sd`: YAML or JSON files, each a list
+ * of `{targets: [url, ...], module: <name>, labels: {k: v}}`. A file is re-read when it changes (a watch on its
+ * directory, and a re-scan every `refresh_interval` for file systems that send no events). A file that does not
+ * parse keeps its last good content, and is reported; a file removed takes its servers with it.
+ */
+
+/** Labels the exporter sets itself: a file must not set them (they would clash or be overwritten). */
+export const RESERVED_LABELS = new Set([
+  'server', 'vhost', 'application', 'instance', 'stream', 'rendition', 'protocol', 'collector', 'endpoint', 'code',
+  'mode', 'version', 'build', 'license_type', 'feature', 'app_type', 'dvr', 'transcoder', 'drm', 'source_scheme',
+  'stream_manager', 'log_type', 'severity', 'category', 'event', 'sink', 'reason', 'schedule_id', 'name',
+  'transcoder_id', 'action_type', 'recurrence_type', 'state', 'field', 'file', 'job', 'le', 'quantile',
+]);
+
+const LabelName = z
+  .string()
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, 'label names use letters, digits and _ and do not start with a digit')
+  .refine((n) => !n.startsWith('__'), 'label names starting with __ are reserved by Prometheus')
+  .superRefine((n, ctx) => {
+    if (RESERVED_LABELS.has(n)) ctx.addIssue({ code: 'custom', message: `"${n}" is a label the exporter sets itself` });
+  });
+
+/** `wowza:8087` or a URL; http or https, without credentials (they come from the module). */
+const TargetUrl = z.string().transform((v, ctx) => {
+  let u: URL;
+  try {
+    u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? v : `http://${v}`);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `not a URL or host:port: ${JSON.stringify(v.replace(/\/\/[^/@]*@/, '//').slice(0, 100))}` });
+    return z.NEVER;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `must be http or https, not ${u.protocol}` });
+  if (u.username || u.password) ctx.addIssue({ code: 'custom', message: 'must not carry credentials: the module holds them' });
+  return u.origin;
+});
+
+const TargetFileSchema = z.array(
+  z.strictObject({
+    targets: z.array(TargetUrl).min(1, 'list at least one target'),
+    /** The module (of `modules:`) whose credentials and options the targets use. */
+    module: z.string().min(1).default('default'),
+    labels: z.record(LabelName, z.string()).default({}),
+  }),
+  { error: (issue) => (issue.code === 'invalid_type' ? 'the file must hold a list of {targets, module, labels}' : undefined) },
+);
+
+export interface TargetGroup {
+  file: string;
+  targets: string[];
+  module: string;
+  labels: Record<string, string>;
+}
+
+/** Reads one target file; throws an Error naming the file and the field that is wrong. */
+export function readTargetFile(path: string, modules: ReadonlySet<string>): TargetGroup[] {
+  const text = readFileSync(path, 'utf8');
+  let doc: unknown;
+  try {
+    doc = text.trim() === '' ? [] : parseYaml(text);
+  } catch (err) {
+    throw new Error(`${path}: not YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const parsed = TargetFileSchema.safeParse(doc ?? []);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    // A bad label name is an issue of the record's key, whose own issue says what is wrong with it.
+    const inner = issue.code === 'invalid_key' ? issue.issues[0]?.message : undefined;
+    throw new Error(`${path}: ${formatPath(issue.path)}: ${inner ?? issue.message}`);
+  }
+  return parsed.data.map((g, i) => {
+    if (!modules.has(g.module)) throw new Error(`${path}: [${i}].module: "${g.module}" is not one of modules: (${[...modules].join(', ') || 'none configured'})`);
+    return { file: path, ...g };
+  });
+}
+
+/** A glob of the file name only (`*`, `?`), as a regular expression; the directory is taken literally. */
+export function checkPattern(pattern: string): string | undefined {
+  if (/[*?[\]{}]/.test(dirname(pattern))) return `${pattern}: only the file name may hold * and ? (e.g. /etc/wowza-exporter/targets/*.yaml)`;
+  return undefined;
+}
+
+function fileRegex(pattern: string): RegExp {
+  const escaped = basename(pattern).replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  return new RegExp(`^${escaped}$`);
+}
+
+/** The files the patterns match now, sorted; a missing directory matches nothing. */
+export function matchFiles(patterns: readonly string[]): string[] {
+  const files = new Set<string>();
+  for (const pattern of patterns) {
+    const dir = dirname(pattern);
+    const re = fileRegex(pattern);
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      if (!re.test(name)) continue;
+      try {
+        if (statSync(path).isFile()) files.add(path);
+      } catch {
+        // removed in between
+      }
+    }
+  }
+  return [...files].sort();
+}
+
+export interface ServersFilesOptions {
+  patterns: readonly string[];
+  refreshMs: number;
+  modules: ReadonlySet<string>;
+  logger: Logger;
+  /** A file that could not be read or is not valid (its last good content stays). */
+  onError(file: string, message: string): void;
+  /** The groups changed. */
+  onChange(): void;
+}
+
+export class ServersFiles {
+  private readonly good = new Map<string, TargetGroup[]>();
+  private readonly failing = new Map<string, string>();
+  private readonly watchers: FSWatcher[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private debounce: NodeJS.Timeout | undefined;
+
+  constructor(private readonly o: ServersFilesOptions) {}
+
+  /** Every group of every file, in file order. */
+  groups(): TargetGroup[] {
+    return [...this.good.values()].flat();
+  }
+
+  /** Files that are failing now, with why. */
+  errors(): ReadonlyMap<string, string> {
+    return this.failing;
+  }
+
+  /** Reads the files again; tells `onChange` when the groups are not what they were. */
+  scan(): void {
+    const before = JSON.stringify(this.groups());
+    const files = matchFiles(this.o.patterns);
+    for (const known of [...this.good.keys()]) {
+      if (files.includes(known)) continue;
+      this.good.delete(known);
+      this.o.logger.info({ file: known }, 'target file is gone: its servers are no longer polled');
+    }
+    for (const file of [...this.failing.keys()]) if (!files.includes(file)) this.failing.delete(file);
+    for (const file of files) {
+      try {
+        this.good.set(file, readTargetFile(file, this.o.modules));
+        if (this.failing.delete(file)) this.o.logger.info({ file }, 'target file is valid again');
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        // Counted on every failed read; logged when the reason changes, not every re-scan.
+        this.o.onError(file, message);
+        if (this.failing.get(file) !== message) {
+          this.o.logger.warn({ file, err: message, kept: this.good.has(file) }, 'target file is broken: keeping its last good content');
+        }
+        this.failing.set(file, message);
+      }
+    }
+    if (JSON.stringify(this.groups()) !== before) this.o.onChange();
+  }
+
+  /** Watches the directories and re-scans every `refreshMs`. */
+  start(): void {
+    for (const dir of new Set(this.o.patterns.map((p) => dirname(p)))) {
+      try {
+        const w = watch(dir, () => this.soon());
+        w.on('error', () => undefined); // the periodic re-scan still runs
+        this.watchers.push(w);
+      } catch {
+        // A directory that does not exist yet: the re-scan picks it up.
+      }
+    }
+    this.timer = setInterval(() => this.scan(), this.o.refreshMs);
+    this.timer.unref();
+  }
+
+  /** Editors write in several steps: one re-scan shortly after the last event. */
+  private soon(): void {
+    clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => this.scan(), 200);
+    this.debounce.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    clearTimeout(this.debounce);
+    for (const w of this.watchers.splice(0)) w.close();
+  }
+}
