@@ -9,6 +9,8 @@ import { inShard } from './config/shard.js';
 import { defaultRequestTimeoutMs, pollDeadlineMs } from './collectors/poll-deadline.js';
 import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from './http/probe.js';
 import { sendMetrics, sendText, startExporterServer, type RouteHandler } from './http/server.js';
+import { buildStatus, StatusFacts } from './http/status.js';
+import { sendFavicon, sendStatusPage } from './http/status-page.js';
 import { basicAuthGuard, createServerFactory, loadWebConfig } from './http/web-config.js';
 import type { Logger } from './logger.js';
 import { createSelfMetrics, forgetServer, type SelfMetrics } from './metrics/self-metrics.js';
@@ -115,8 +117,19 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   const store = new SnapshotStore();
   let runtime = initial;
   let collectors: Collector[] = wseCollectorsEnabled(runtime.collectors);
+  const facts = new StatusFacts();
+  const startedAt = Date.now();
+  let lastEvent: { name: string; server: string; at: number } | undefined;
   const newScheduler = () =>
-    new Scheduler({ config: runtime.config, collectors, intervalOf: (c, target) => intervalFor(runtime, c.name, target), self, store, logger });
+    new Scheduler({
+      config: runtime.config,
+      collectors,
+      intervalOf: (c, target) => intervalFor(runtime, c.name, target),
+      self,
+      store,
+      logger,
+      onPoll: (spec, result) => facts.record(spec, result),
+    });
   let scheduler = newScheduler();
   for (const job of videoJobs(runtime, self)) scheduler.addJob(job);
   self.reloadSuccessful.set(1);
@@ -192,6 +205,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   const removeServer = async (name: string) => {
     polled.delete(name);
     labelsByServer.delete(name);
+    facts.forget(name);
     await scheduler.removeServer(name);
     await stopLogsOf(name);
     await forgetServer(self.registry, name);
@@ -304,6 +318,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
           return polled.size === 1 ? [...polled.keys()][0]! : 'unknown';
         },
         onEvent: async (server, event) => {
+          lastEvent = { name: event.name, server, at: Date.now() };
           const refresh = polled.has(server) && (event.name.startsWith('stream.') || event.name.startsWith('app.'));
           await Promise.all([
             extra.forwardEvent?.(server, event),
@@ -314,6 +329,35 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       }),
     );
   }
+
+  const status = () =>
+    buildStatus({
+      startedAt,
+      ready: scheduler.ready,
+      shard: runtime.config.shard,
+      servers: new Map([...polled].map(([name, s]) => [name, s.target])),
+      reached: (server) => scheduler.reached(server),
+      jobs: scheduler.jobStates(),
+      facts,
+      registry: self.registry,
+      ...(shipping ? { logs: { followers: shipping.followers(), sinkNames: shipping.sinkNames } } : {}),
+      ...(runtime.config.webhooks.enabled ? { webhooks: { lastEvent } } : {}),
+    });
+  const links = [
+    { path: '/metrics', text: 'Metrics' },
+    { path: '/api/v1/status', text: 'Status (JSON)' },
+    { path: '/-/healthy', text: 'Health' },
+    { path: '/-/ready', text: 'Readiness' },
+    { path: '/probe?target=http://127.0.0.1:8087&module=default', text: 'Probe (needs a module)' },
+    ...(wh.enabled ? [{ path: wh.path, text: 'Webhook receiver (POST)' }] : []),
+  ];
+  routes.set('/', (_req, res) => sendStatusPage(res, links));
+  routes.set('/favicon.ico', (_req, res) => sendFavicon(res));
+  routes.set('/api/v1/status', async (_req, res) => {
+    const body = JSON.stringify(await status(), null, 2) + '\n';
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+    res.end(body);
+  });
 
   const web = runtime.config.web.config_file ? await loadWebConfig(runtime.config.web.config_file, (msg, meta) => logger.warn(meta, msg)) : undefined;
 
@@ -327,13 +371,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       logger,
       routes,
       ...(web ? { createWith: createServerFactory(web, (msg, meta) => logger.warn(meta, msg)), guard: basicAuthGuard(web), tls: web.tls !== undefined } : {}),
-      links: [
-        { path: '/metrics', text: 'Metrics' },
-        { path: '/probe?target=http://127.0.0.1:8087&module=default', text: 'Probe (needs a module)' },
-        { path: '/-/healthy', text: 'Health' },
-        { path: '/-/ready', text: 'Readiness' },
-        ...(wh.enabled ? [{ path: wh.path, text: 'Webhook receiver (POST)' }] : []),
-      ],
+      links,
     });
   } catch (err) {
     await stopShipping();

@@ -150,6 +150,8 @@ export interface SchedulerOptions {
   self: SelfMetrics;
   store: SnapshotStore;
   logger: Logger;
+  /** Sees every poll's result (the status page keeps a few facts of it). */
+  onPoll?: (spec: PollJobSpec, result: PollResult) => void;
 }
 
 /**
@@ -184,6 +186,13 @@ export class Scheduler {
   /** The server runtimes, by server name. */
   get servers(): ReadonlyMap<string, ServerRuntime> {
     return this.runtimes;
+  }
+
+  /** Whether the latest poll of every collector of `server` reached it (`wowza_up`); undefined before any poll. */
+  reached(server: string): boolean | undefined {
+    const byCollector = this.reachedBy.get(server);
+    if (!byCollector || byCollector.size === 0) return undefined;
+    return [...byCollector.values()].every(Boolean);
   }
 
   /** Every job's spec and last poll, for the status page. */
@@ -303,6 +312,7 @@ export class Scheduler {
     const result = await job.spec.poll(signal, log);
     // A job stopped while it polled (its server was removed) must not bring its series back.
     if (job.stopped) return;
+    this.o.onPoll?.(job.spec, result);
     const { self, store } = this.o;
     self.collectorDuration.set(labels, result.seconds);
     self.collectorSuccess.set(labels, result.ok ? 1 : 0);

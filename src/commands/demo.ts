@@ -11,8 +11,11 @@ import { WowzaClient } from '../wowza/client.js';
 import { onShutdown } from './lifecycle.js';
 import { targetUrlFor } from './webhooks.js';
 
-const DEMO_VERSION = 'Wowza Streaming Engine 4.9.6 build20250601120000';
 import { startSimulator } from '../simulator/index.js';
+
+const DEMO_VERSION = 'Wowza Streaming Engine 4.9.6 build20250601120000';
+const DEMO_FAULT_ROUTE = '/v2/machine/monitoring/current';
+const FAULT_MS = 20_000;
 
 /** Simulator + exporter + log follower on loopback, for a first look without a Wowza server. */
 export const demoCommand: CommandModule = {
@@ -62,13 +65,24 @@ export const demoCommand: CommandModule = {
     } finally {
       await setupClient.close();
     }
+    // The status page should show both states: the machine collector fails for the first FAULT_MS of every
+    // minute (an injected HTTP 500), and recovers by itself.
+    let clearFault = sim.faults.inject(DEMO_FAULT_ROUTE, { type: 'status', status: 500, message: 'Demo fault: MachineMonitor unavailable (injected by the demo)' });
+    const faultClearing = setTimeout(() => clearFault(), FAULT_MS);
+    const faults = setInterval(() => {
+      clearFault = sim.faults.inject(DEMO_FAULT_ROUTE, { type: 'status', status: 500, message: 'Demo fault: MachineMonitor unavailable (injected by the demo)' });
+      setTimeout(() => clearFault(), FAULT_MS).unref();
+    }, 60_000);
+    faults.unref();
+    faultClearing.unref();
     const u = exporter.url;
     process.stdout.write(
       [
         '',
         'wowza-exporter demo is running:',
         `  simulated Wowza REST API  ${sim.url}  (Digest, user ${sim.username}, password ${sim.password})`,
-        `  exporter                  ${u}/`,
+        `  status page               ${u}/   (open it in a browser: the machine collector fails for the first ${FAULT_MS / 1000} s of every minute, then recovers)`,
+        `  status as JSON            ${u}/api/v1/status`,
         `  metrics                   ${u}/metrics`,
         `  readiness                 ${u}/-/ready`,
         `  shipped log records       ${logFile}`,
@@ -94,6 +108,8 @@ export const demoCommand: CommandModule = {
     churn.unref();
     onShutdown(logger, async () => {
       clearInterval(churn);
+      clearInterval(faults);
+      clearTimeout(faultClearing);
       await exporter.close();
       await sim.close();
     });

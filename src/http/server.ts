@@ -80,11 +80,11 @@ export async function startExporterServer(o: ExporterServerOptions): Promise<{ s
       return;
     }
     if (o.guard && !(await o.guard(req, res))) return;
-    if (url.pathname === '/') {
+    const route = o.routes.get(url.pathname);
+    if (!route && url.pathname === '/') {
       sendText(res, 200, landingPage(o.links), 'text/html; charset=utf-8');
       return;
     }
-    const route = o.routes.get(url.pathname);
     if (!route) {
       sendText(res, 404, `not found: ${url.pathname.slice(0, 100)}\n`);
       return;

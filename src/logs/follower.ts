@@ -73,6 +73,8 @@ export interface FollowerOptions {
   /** A rotation whose lost lines could not be recovered (the rolled file could not be found or read). */
   onRotationGap?: () => void;
   onReadError?: (err: unknown) => void;
+  /** A round of reads succeeded (after failures, the log is being read again). */
+  onReadOk?: () => void;
 }
 
 /** Lines read from the head of a file to learn its headers, `#Start-Date` and first record. */
@@ -175,6 +177,7 @@ export class LogFollower {
         if (!this.position) await this.start(signal);
         await this.readUntilCaughtUp(signal);
         failures = 0;
+        this.options.onReadOk?.();
       } catch (err) {
         if (signal.aborted) return;
         if (!follow) throw err;

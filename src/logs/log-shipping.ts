@@ -41,6 +41,10 @@ export interface LogShipping {
   removeSource(server: string): Promise<void>;
   /** Stops polling, lets the sinks deliver what is queued (up to `drain_timeout`), saves positions, closes sinks. */
   stop(): Promise<void>;
+  /** The followers now, with the last read error of each (the status page). */
+  followers(): Array<{ server: string; logType: string; lastError?: { message: string; at: number; failing: boolean } }>;
+  /** The sink names, in configuration order. */
+  readonly sinkNames: readonly string[];
 }
 
 interface Running {
@@ -124,6 +128,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
   const running: Running[] = [];
   const tasks: Promise<void>[] = [];
   const followed = new Map<string, Followed>();
+  const lastErrors = new Map<string, { message: string; at: number; failing: boolean }>();
 
   const follow = (source: LogSource, logType: string) => {
     const signal = followed.get(source.server)?.abort.signal ?? abort.signal;
@@ -150,7 +155,14 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
       logger: logger.child(labels),
       onRotation: () => metrics.rotations.inc(labels),
       onRotationGap: () => metrics.rotationGaps.inc(labels),
-      onReadError: () => metrics.readFailures.inc(labels),
+      onReadError: (err) => {
+        metrics.readFailures.inc(labels);
+        lastErrors.set(`${server}\u0000${logType}`, { message: err instanceof Error ? err.message : String(err), at: Date.now(), failing: true });
+      },
+      onReadOk: () => {
+        const e = lastErrors.get(`${server}\u0000${logType}`);
+        if (e) e.failing = false;
+      },
       deliver: chunks.deliver,
     });
     if (resumeFrom) logger.info({ ...labels, offset: resumeFrom.offset, file_id: resumeFrom.fileId }, 'resuming log from saved position');
@@ -219,6 +231,12 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     addSource,
     removeSource,
     stop: () => (stopped ??= stop()),
+    followers: () =>
+      running.map((r) => {
+        const lastError = lastErrors.get(`${r.server}\u0000${r.logType}`);
+        return { server: r.server, logType: r.logType, ...(lastError ? { lastError } : {}) };
+      }),
+    sinkNames: sinks.map((s) => s.name),
   };
 }
 

@@ -15,6 +15,16 @@ describe('demo', () => {
       await waitFor(`the demo banner (${out.slice(-400)})`, () => (out.includes('Press Ctrl-C to stop.') ? true : undefined), 20_000);
       const metricsUrl = /metrics\s+(http:\/\/\S+\/metrics)/.exec(out)![1]!;
       const logFile = /shipped log records\s+(\S+)/.exec(out)![1]!;
+      const statusUrl = /status as JSON\s+(http:\/\/\S+)/.exec(out)![1]!;
+      expect(out).toMatch(/status page\s+http:\/\/\S+\/ /);
+      // The demo's injected fault: the machine collector fails for a while, the others stay up.
+      const failing = await waitFor('the demo fault on the status page', async () => {
+        const s = (await (await fetch(statusUrl)).json()) as { servers: Array<{ collectors: Array<{ name: string; success: boolean | null; error: string | null }> }> };
+        const cs = s.servers[0]!.collectors;
+        return cs.find((c) => c.name === 'machine')?.success === false ? cs : undefined;
+      }, 15_000);
+      expect(failing.find((c) => c.name === 'machine')!.error).toMatch(/HTTP 500: Demo fault/);
+      expect(failing.find((c) => c.name === 'status')!.success).toBe(true);
       const text = await (await fetch(metricsUrl)).text();
       expect(text).toContain('wowza_up{server="demo"} 1');
       expect(text).toMatch(/^wowza_stream_connected\{/m);

@@ -355,6 +355,9 @@ describe('secrets never leave the process', () => {
     await probes();
     await webhooks();
     await scrape('/metrics', '/metrics', 200);
+    // The status page and its JSON hold the last error of every collector and follower: none may quote a secret.
+    await scrape('/ (status page)', '/', 200);
+    await scrape('/api/v1/status', '/api/v1/status', 200);
     await cliRuns();
 
     // Shutdown flushes the sinks and saves positions; its log lines are searched too.

@@ -59,6 +59,16 @@ describe.skipIf(missingOpenssl('the --web.config.file end-to-end test'))('--web.
     expect(ok.body).toContain('wowza_up');
   });
 
+  it('protects the status page and its JSON like every other endpoint', async () => {
+    for (const path of ['/', '/api/v1/status', '/favicon.ico']) expect((await get(path)).status, path).toBe(401);
+    const page = await get('/', 'prometheus:scrape-pa55');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toMatch(/default-src 'none'/);
+    const status = await get('/api/v1/status', 'prometheus:scrape-pa55');
+    expect(status.status).toBe(200);
+    expect(JSON.parse(status.body).servers.length).toBe(1);
+  });
+
   it('protects /probe too, and plain HTTP is not served', async () => {
     expect((await get('/probe?target=http://127.0.0.1:1&module=default')).status).toBe(401);
     await expect(fetch(url.replace('https', 'http') + '/metrics')).rejects.toThrow();
