@@ -61,7 +61,7 @@ export const demoCommand: CommandModule = {
     // Point the simulator's webhooks at the receiver, as `webhooks setup` would on a real server.
     const setupClient = new WowzaClient(runtime.servers[0]!);
     try {
-      await setupWebhooks(setupClient, { targetUrl: targetUrlFor(`${exporter.url}${runtime.config.webhooks.path}`, 'demo'), criteria: 'vHost.*.app.*.appInstance.*.stream.*.state.*', secret });
+      await setupWebhooks(setupClient, { targetUrl: targetUrlFor(`${exporter.url}${runtime.config.webhooks.path}`, 'demo'), secret });
     } finally {
       await setupClient.close();
     }

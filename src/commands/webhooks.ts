@@ -4,7 +4,7 @@ import { loadConfig } from '../config/load.js';
 import { readSecretFile } from '../config/secrets.js';
 import { createLogger } from '../logger.js';
 import { WowzaClient } from '../wowza/client.js';
-import { setupWebhooks, webhookStatus } from '../webhooks/setup.js';
+import { DEFAULT_CRITERIA, setupWebhooks, webhookStatus, type DeliveryAuth } from '../webhooks/setup.js';
 import { configFlagsFrom, withWowzaFlags } from './flags.js';
 
 const MARK = { create: '+', update: '~', unchanged: '=' } as const;
@@ -50,8 +50,13 @@ const setup: CommandModule = {
   builder: (y) =>
     withWowzaFlags(y)
       .option('target-url', { type: 'string', demandOption: true, describe: 'where Wowza delivers events, e.g. http://exporter:9935/webhooks/wowza' })
-      .option('criteria', { type: 'string', default: 'vHost.*.app.*.appInstance.*.stream.*.state.*', describe: 'event filter criteria (* one token, > the rest)' })
-      .option('secret-file', { type: 'string', demandOption: true, describe: 'file with the HS256 secret the events are signed with' })
+      .option('criteria', { type: 'string', default: DEFAULT_CRITERIA, describe: 'event filter criteria: dot-separated tokens, * one token, > the rest' })
+      .option('secret-file', { type: 'string', demandOption: true, describe: 'file with the secret shared with the receiver (webhooks.secret_file)' })
+      .option('auth', {
+        choices: ['jwt', 'header'],
+        default: 'jwt',
+        describe: 'jwt: the target signs each delivery (HS256 Bearer); header: the secret goes as a static Authorization header',
+      })
       .option('id', { type: 'string', default: 'wowza-exporter', describe: 'id of the target and filter this tool manages' })
       .option('max-retry-attempts', { type: 'number', default: 3 })
       .option('retry-delay-ms', { type: 'number', default: 1000 })
@@ -64,6 +69,7 @@ const setup: CommandModule = {
           targetUrl: targetUrlFor(String(argv['target-url']), name),
           criteria: String(argv.criteria),
           secret,
+          auth: argv.auth as DeliveryAuth,
           id: String(argv.id),
           maxRetryAttempts: Number(argv['max-retry-attempts']),
           retryDelayMs: Number(argv['retry-delay-ms']),
@@ -88,7 +94,10 @@ const status: CommandModule = {
           return;
         }
         process.stdout.write(`${name}:\n  listener ${s.listener ? 'installed' : 'MISSING (events are not delivered)'}\n`);
-        for (const t of s.targets) process.stdout.write(`  target ${t.id}: ${t.url ?? '-'} auth=${t.auth?.type ?? 'none'}\n`);
+        for (const t of s.targets) {
+          const header = t.headers?.some((h) => h.name.toLowerCase() === 'authorization');
+          process.stdout.write(`  target ${t.id}: ${t.url ?? '-'} auth=${t.auth?.type ?? (header ? 'header' : 'none')}\n`);
+        }
         for (const f of s.filters) process.stdout.write(`  filter ${f.id}: ${f.enabled ? 'enabled' : 'disabled'} ${f.criteria ?? ''} -> ${f.targetRef ?? '-'}\n`);
         if (s.targets.length === 0 && s.filters.length === 0) process.stdout.write('  no targets or filters\n');
     });

@@ -1,16 +1,20 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { formatPath } from '../config/errors.js';
 import type { RouteHandler } from '../http/server.js';
 import { sendText } from '../http/server.js';
 import type { Logger } from '../logger.js';
-import { WebhookEvent } from './event.js';
+import { readEvent, type WebhookEvent } from './event.js';
 import { JwtError, verifyHs256 } from './jwt.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface WebhookReceiverOptions {
-  /** HS256 secret; when set, every event must carry a valid `Authorization: Bearer <JWT>`. */
+  /**
+   * The shared secret; when set, every event must carry `Authorization: Bearer <token>` where the token is an
+   * HS256 JWT signed with it (a target with `auth.type: jwt`) or the secret itself (a static token that
+   * `webhooks setup --auth header` puts in the target's `headers`).
+   */
   secret?: string;
   clockSkewSeconds?: number;
   /** How many recent event ids are remembered to drop redeliveries. */
@@ -24,6 +28,13 @@ export interface WebhookReceiverOptions {
 }
 
 type Reason = 'unauthorized' | 'expired' | 'too_large' | 'malformed_json' | 'invalid' | 'duplicate' | 'method';
+
+/** Compares a static token with the secret in constant time (over their digests, so lengths may differ). */
+function sameSecret(token: string, secret: string): boolean {
+  const a = createHash('sha256').update(token).digest();
+  const b = createHash('sha256').update(secret).digest();
+  return timingSafeEqual(a, b);
+}
 
 /** Remembers the last N ids in insertion order (a Set keeps it), so memory stays bounded. */
 class RecentIds {
@@ -72,6 +83,12 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
     labelNames: ['server', 'event', 'application'],
     registers: [o.registry],
   });
+  const unreadable = new Counter({
+    name: 'wowza_webhook_unreadable_fields_total',
+    help: 'Accepted webhook events with a field that could not be read (a derived id, the arrival time, the name "unknown"), by field.',
+    labelNames: ['field'],
+    registers: [o.registry],
+  });
   const rejected = new Counter({
     name: 'wowza_webhook_rejected_total',
     help: 'Webhook deliveries rejected (or dropped as duplicates), by reason.',
@@ -109,13 +126,18 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
         reject(res, 401, 'unauthorized', 'missing Bearer token', { 'www-authenticate': 'Bearer' });
         return;
       }
-      try {
-        verifyHs256(m[1]!, o.secret, Date.now(), o.clockSkewSeconds ?? 30);
-      } catch (err) {
-        req.resume();
-        const expired = err instanceof JwtError && (err.reason === 'expired' || err.reason === 'not_yet_valid');
-        reject(res, 401, expired ? 'expired' : 'unauthorized', err instanceof JwtError ? err.message : 'invalid token', { 'www-authenticate': 'Bearer error="invalid_token"' });
-        return;
+      const token = m[1]!;
+      // A static token is the secret itself; anything else must be a JWT signed with it.
+      if (!sameSecret(token, o.secret)) {
+        try {
+          verifyHs256(token, o.secret, Date.now(), o.clockSkewSeconds ?? 30);
+        } catch (err) {
+          req.resume();
+          const expired = err instanceof JwtError && (err.reason === 'expired' || err.reason === 'not_yet_valid');
+          const message = err instanceof JwtError ? (err.reason === 'malformed' ? 'the token is neither the shared secret nor a JWT signed with it' : err.message) : 'invalid token';
+          reject(res, 401, expired ? 'expired' : 'unauthorized', message, { 'www-authenticate': 'Bearer error="invalid_token"' });
+          return;
+        }
       }
     }
     const body = await readBody(req, MAX_BODY_BYTES);
@@ -130,13 +152,14 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
       reject(res, 400, 'malformed_json', 'body is not valid JSON');
       return;
     }
-    const parsed = WebhookEvent.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      reject(res, 400, 'invalid', `${formatPath(issue.path)}: ${issue.message}`);
+    const read = readEvent(json, body);
+    if (!read.ok) {
+      reject(res, 400, 'invalid', read.message);
       return;
     }
-    const event = parsed.data;
+    const event = read.event;
+    for (const field of read.unreadable) unreadable.inc({ field });
+    if (read.unreadable.length > 0) log.debug({ event: event.name, fields: read.unreadable }, 'webhook event taken with fields it could not read');
     if (recent.seen(event.id)) {
       rejected.inc({ reason: 'duplicate' });
       sendText(res, 200, '{"status":"duplicate"}\n', 'application/json');

@@ -2,18 +2,35 @@ import type { WowzaClient } from '../wowza/client.js';
 import { WowzaHttpError } from '../wowza/errors.js';
 import {
   LISTENER_CLASS,
-  SaveResult,
   ServerConfigBody,
   WEBHOOK_EP,
-  WebhookConfig,
-  type WebhookFilter,
-  type WebhookTarget,
+  WebhookFilter,
+  WebhookTarget,
+  WebhooksWrapper,
+  WriteAnswer,
 } from './config-api.js';
+
+/**
+ * Every event of every vhost, application, instance and stream. The reference's criteria are dot-separated
+ * tokens where `*` is one token and `>` the rest (wse-rest-api.md, "Webhooks", Filter): a stream name with a
+ * dot (`cam1.sdp`) is two tokens, and an application event has no `stream` part, so a pattern that spells every
+ * level with `*` misses both.
+ */
+export const DEFAULT_CRITERIA = 'vHost.>';
+
+/**
+ * How deliveries prove they come from the server. `jwt`: the target's `auth` ({type: "jwt", secret}); how the
+ * server applies it is not in the reference (section 6, item 7); public reports show an HS256 Bearer token.
+ * `header`: the secret as a static `Authorization: Bearer` header in the target's documented `headers`, for
+ * servers whose JWT the receiver cannot verify.
+ */
+export type DeliveryAuth = 'jwt' | 'header';
 
 export interface SetupOptions {
   targetUrl: string;
-  criteria: string;
+  criteria?: string;
   secret: string;
+  auth?: DeliveryAuth;
   /** Ids of the target and filter this tool owns. */
   id?: string;
   maxRetryAttempts?: number;
@@ -39,7 +56,7 @@ export function explain(err: unknown, step: string): Error {
       if (step === 'read') return new WebhookSetupError(`the server has no webhook API (404 on {S}/webhooks): webhooks need Wowza Streaming Engine 4.9.6+`);
       return new WebhookSetupError(`${step}: not found (404)${msg}`);
     case 400:
-      return new WebhookSetupError(`${step}: the server rejected the request (400)${msg}; check the criteria syntax (vHost.<v>.app.<a>.appInstance.<i>.stream.<s>.state.<state>, * for one token, > for the rest) and the target URL`);
+      return new WebhookSetupError(`${step}: the server rejected the request (400)${msg}; check the criteria syntax (dot-separated, e.g. vHost.<v>.app.<a>.appInstance.<i>.stream.<s>.state.<state>; * for one token, > for the rest) and the target URL`);
     case 409:
       return new WebhookSetupError(`${step}: the id already exists (409)${msg}; someone changed the config at the same time, run again`);
     case 415:
@@ -55,37 +72,69 @@ function field(name: string, from: unknown, to: unknown): string | undefined {
   return a === b ? undefined : `  ${name}: ${a} -> ${b}`;
 }
 
+const AUTHORIZATION = 'authorization';
+
+/** The target as it should be: JWT auth, or the secret as a static Authorization header (other headers kept). */
+function wantedTarget(o: SetupOptions, id: string, have: WebhookTarget | undefined): WebhookTarget {
+  const others = (have?.headers ?? []).filter((h) => h.name.toLowerCase() !== AUTHORIZATION);
+  if (o.auth === 'header') return { id, url: o.targetUrl, headers: [...others, { name: 'Authorization', value: `Bearer ${o.secret}` }], auth: null };
+  return { id, url: o.targetUrl, headers: others.length ? others : null, auth: { type: 'jwt', secret: o.secret } };
+}
+
+/** What differs between the target on the server and the wanted one; secrets are compared, never shown. */
+function targetDiff(have: WebhookTarget, want: WebhookTarget): string[] {
+  const out: Array<string | undefined> = [field('url', have.url, want.url), field('auth.type', have.auth?.type ?? null, want.auth?.type ?? null)];
+  // Servers that do not echo the secret cannot be compared; a server that does and differs gets the new one.
+  if (want.auth && have.auth?.secret != null && have.auth.secret !== want.auth.secret) out.push('  auth.secret: *** -> ***');
+  const haveHeader = have.headers?.find((h) => h.name.toLowerCase() === AUTHORIZATION);
+  const wantHeader = want.headers?.find((h) => h.name.toLowerCase() === AUTHORIZATION);
+  if (!haveHeader && wantHeader) out.push('  headers.Authorization: (none) -> Bearer ***');
+  else if (haveHeader && !wantHeader) out.push('  headers.Authorization: *** -> (none)');
+  else if (haveHeader && wantHeader && haveHeader.value !== wantHeader.value) out.push('  headers.Authorization: *** -> ***');
+  return out.filter((l): l is string => l !== undefined);
+}
+
 /**
- * Makes the server's webhook config match: a target with JWT auth, a filter with the criteria pointing at
- * it, and the WebhookListener server listener. Only what differs is written, so a second run writes nothing.
+ * Writes one item and checks the answer: a 2xx whose body says `success: false` did not save. The answer's body
+ * is the created or updated item (reference), or a save result on older builds; both are fine.
+ */
+async function write(client: WowzaClient, method: 'POST' | 'PUT', endpoint: string, values: Record<string, string>, body: unknown, step: string): Promise<void> {
+  let answer;
+  try {
+    answer = await client.call(method, endpoint, values, WriteAnswer, { body });
+  } catch (err) {
+    throw explain(err, step);
+  }
+  if (answer.success === false) throw new WebhookSetupError(`${step}: the server answered without saving${answer.message ? `: ${answer.message}` : ''}`);
+}
+
+/**
+ * Makes the server's webhook config match: a target (JWT auth or a static header), a filter with the criteria
+ * pointing at it, and the WebhookListener server listener. Only what differs is written, so a second run only
+ * reads (two GETs) and writes nothing.
  */
 export async function setupWebhooks(client: WowzaClient, o: SetupOptions): Promise<Change[]> {
   const id = o.id ?? 'wowza-exporter';
+  const serverName = client.target.serverName;
   let current;
   try {
-    current = await client.get(WEBHOOK_EP.config, {}, WebhookConfig);
+    current = (await client.get(WEBHOOK_EP.config, {}, WebhooksWrapper)).webhooks;
   } catch (err) {
     throw explain(err, 'read');
   }
   const changes: Change[] = [];
 
-  const wantTarget: WebhookTarget = { id, url: o.targetUrl, headers: null, auth: { type: 'jwt', secret: o.secret } };
   const haveTarget = current.targets.find((t) => t.id === id);
-  const targetDiff = haveTarget
-    ? [
-        field('url', haveTarget.url, wantTarget.url),
-        field('auth.type', haveTarget.auth?.type, 'jwt'),
-        // Servers that do not echo the secret cannot be compared; a server that does and differs gets the new one.
-        haveTarget.auth?.secret != null && haveTarget.auth.secret !== o.secret ? '  auth.secret: *** -> ***' : undefined,
-      ].filter((l): l is string => l !== undefined)
-    : [`  url: ${JSON.stringify(o.targetUrl)}`, '  auth: {"type":"jwt","secret":"***"}'];
-  if (!haveTarget) changes.push({ kind: 'create', what: `target ${id}`, diff: targetDiff });
-  else changes.push({ kind: targetDiff.length ? 'update' : 'unchanged', what: `target ${id}`, diff: targetDiff });
+  const wantTarget = wantedTarget(o, id, haveTarget);
+  const tDiff = haveTarget
+    ? targetDiff(haveTarget, wantTarget)
+    : [`  url: ${JSON.stringify(o.targetUrl)}`, o.auth === 'header' ? '  headers: [{"name":"Authorization","value":"Bearer ***"}]' : '  auth: {"type":"jwt","secret":"***"}'];
+  changes.push({ kind: !haveTarget ? 'create' : tDiff.length ? 'update' : 'unchanged', what: `target ${id}`, diff: tDiff });
 
   const wantFilter: WebhookFilter = {
     id,
     enabled: true,
-    criteria: o.criteria,
+    criteria: o.criteria ?? DEFAULT_CRITERIA,
     targetRef: id,
     maxRetryAttempts: o.maxRetryAttempts ?? 3,
     retryDelay: o.retryDelayMs ?? 1000,
@@ -110,28 +159,17 @@ export async function setupWebhooks(client: WowzaClient, o: SetupOptions): Promi
 
   if (o.dryRun) return changes;
 
-  // The target first: a filter naming a missing target is a 400.
+  // The target first: a filter naming a missing target is a 400. POST bodies carry serverName, as the
+  // reference's samples do; PUT cannot change an id.
   const [t, f, l] = changes as [Change, Change, Change];
-  try {
-    if (t.kind === 'create') await client.call('POST', WEBHOOK_EP.targets, {}, SaveResult, { body: wantTarget });
-    if (t.kind === 'update') await client.call('PUT', WEBHOOK_EP.target, { id }, SaveResult, { body: wantTarget });
-  } catch (err) {
-    throw explain(err, `write target ${id}`);
-  }
-  try {
-    if (f.kind === 'create') await client.call('POST', WEBHOOK_EP.filters, {}, SaveResult, { body: wantFilter });
-    if (f.kind === 'update') await client.call('PUT', WEBHOOK_EP.filter, { id }, SaveResult, { body: wantFilter });
-  } catch (err) {
-    throw explain(err, `write filter ${id}`);
-  }
+  if (t.kind === 'create') await write(client, 'POST', WEBHOOK_EP.targets, {}, { serverName, ...wantTarget }, `write target ${id}`);
+  if (t.kind === 'update') await write(client, 'PUT', WEBHOOK_EP.target, { id }, { serverName, ...wantTarget }, `write target ${id}`);
+  if (f.kind === 'create') await write(client, 'POST', WEBHOOK_EP.filters, {}, { serverName, ...wantFilter }, `write filter ${id}`);
+  if (f.kind === 'update') await write(client, 'PUT', WEBHOOK_EP.filter, { id }, { serverName, ...wantFilter }, `write filter ${id}`);
   if (l.kind === 'create') {
     const order = listeners.reduce((m, x) => Math.max(m, x.order ?? 0), -1) + 1;
     const body = { ...serverConfig, serverListeners: { ...(serverConfig.serverListeners ?? {}), serverListeners: [...listeners, { baseClass: LISTENER_CLASS, order }] } };
-    try {
-      await client.call('PUT', WEBHOOK_EP.server, {}, SaveResult, { body });
-    } catch (err) {
-      throw explain(err, 'add the WebhookListener server listener');
-    }
+    await write(client, 'PUT', WEBHOOK_EP.server, {}, body, 'add the WebhookListener server listener');
   }
   return changes;
 }
@@ -145,13 +183,17 @@ export interface WebhookStatus {
 export async function webhookStatus(client: WowzaClient): Promise<WebhookStatus> {
   let config;
   try {
-    config = await client.get(WEBHOOK_EP.config, {}, WebhookConfig);
+    config = (await client.get(WEBHOOK_EP.config, {}, WebhooksWrapper)).webhooks;
   } catch (err) {
     throw explain(err, 'read');
   }
   const server = await client.get(WEBHOOK_EP.server, {}, ServerConfigBody);
   return {
-    targets: config.targets.map((t) => ({ ...t, auth: t.auth ? { ...t.auth, secret: t.auth.secret ? '***' : t.auth.secret } : t.auth })),
+    targets: config.targets.map((t) => ({
+      ...t,
+      headers: t.headers?.map((h) => (h.name.toLowerCase() === AUTHORIZATION ? { ...h, value: '***' } : h)) ?? t.headers,
+      auth: t.auth ? { ...t.auth, secret: t.auth.secret ? '***' : t.auth.secret } : t.auth,
+    })),
     filters: config.filters,
     listener: (server.serverListeners?.serverListeners ?? []).some((x) => x.baseClass === LISTENER_CLASS),
   };

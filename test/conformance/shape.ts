@@ -7,7 +7,7 @@
 export type Scalar = 'string' | 'boolean' | 'int' | 'number' | 'null' | 'object' | 'any';
 
 /** A type (or several, any of which will do), an array of a type, or an object shape. */
-export type Type = Scalar | Scalar[] | { array: Type } | { object: Shape; open?: boolean } | { map: Type };
+export type Type = Scalar | Type[] | { array: Type } | { object: Shape; open?: boolean } | { map: Type };
 
 export interface Field {
   type: Type;
@@ -30,7 +30,7 @@ function typeName(v: unknown): Scalar {
 
 function describe(t: Type): string {
   if (typeof t === 'string') return t;
-  if (Array.isArray(t)) return t.join('|');
+  if (Array.isArray(t)) return t.map(describe).join('|');
   if ('array' in t) return `array of ${describe(t.array)}`;
   if ('map' in t) return `map of ${describe(t.map)}`;
   return 'object';

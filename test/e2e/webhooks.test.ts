@@ -81,7 +81,14 @@ describe('webhooks end to end', () => {
     const second = await runCli(setupArgs(sim), { env: env() });
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('nothing to change');
+    // Reads only (the webhooks wrapper and the server resource), writes nothing, and says = for each item.
     expect(writes(sim)).toEqual([]);
+    expect(Object.keys(sim.counters.byRoute).sort()).toEqual(['GET /v2/servers/{server}', 'GET /v2/servers/{server}/webhooks']);
+    expect(second.stdout.split('\n').filter((l) => /^[=~+] /.test(l))).toEqual([
+      '= target wowza-exporter (unchanged)',
+      '= filter wowza-exporter (unchanged)',
+      '= server listener WebhookListener (unchanged)',
+    ]);
 
     const status = await runCli(['webhooks', 'status', '--wowza.url', sim.url, '--wowza.username', sim.username], { env: env() });
     expect(status.code).toBe(0);
@@ -122,6 +129,35 @@ describe('webhooks end to end', () => {
       50,
     );
     expect(record).toMatchObject({ log_type: 'webhook', 'x-event': 'stream.stopped', 'event-id': attempts[0]!.eventId, 'x-app': 'cameras', 'x-sname': 'cam3', state: 'stopped' });
+  });
+
+  it('with --auth header the server sends the secret as a static header; app events and dotted stream names arrive under the default criteria', async () => {
+    const switched = await runCli([...setupArgs(sim), '--auth', 'header'], { env: env() });
+    expect(switched.code).toBe(0);
+    expect(switched.stdout).toContain('~ target wowza-exporter');
+    expect(switched.stdout).toContain('headers.Authorization: (none) -> Bearer ***');
+    expect(switched.stdout).toContain('= filter wowza-exporter (unchanged)');
+    expect(switched.stdout).not.toContain(SECRET);
+    sim.counters.reset();
+    const again = await runCli([...setupArgs(sim), '--auth', 'header'], { env: env() });
+    expect(again.stdout).toContain('nothing to change');
+    expect(writes(sim)).toEqual([]);
+
+    const before = sim.webhooks.deliveries.length;
+    await sim.webhooks.fire({ name: 'app.shutdown', context: { vhost: V, app: 'cameras', appInstance: '_definst_' } });
+    await sim.webhooks.fire({ name: 'stream.started', context: { vhost: V, app: 'cameras', appInstance: '_definst_', stream: 'cam1.sdp' } });
+    await sim.webhooks.settled();
+    // 202: the receiver took the static token (the target has no JWT auth any more).
+    expect(sim.webhooks.deliveries.slice(before).map((a) => [a.event, a.status])).toEqual([
+      ['app.shutdown', 202],
+      ['stream.started', 202],
+    ]);
+    const text = await exporter.metrics();
+    expect(samples(text, 'wowza_webhook_events_total', { event: 'app.shutdown', application: 'cameras' })[0]?.value).toBe(1);
+
+    // Back to JWT for the tests below.
+    const back = await runCli(setupArgs(sim), { env: env() });
+    expect(back.stdout).toContain('~ target wowza-exporter');
   });
 
   it('refuses forged, expired, oversized and malformed deliveries, counts them, and keeps serving', async () => {

@@ -68,7 +68,7 @@ const target = (url: string, over: Record<string, unknown> = {}) => ({ id: 't1',
 const filter = (over: Record<string, unknown> = {}) => ({
   id: 'f1',
   enabled: true,
-  criteria: 'vHost.*.app.*.appInstance.*.stream.*.state.*',
+  criteria: '>',
   targetRef: 't1',
   maxRetryAttempts: 0,
   retryDelay: 10,
@@ -91,18 +91,26 @@ describe('webhook filter criteria', () => {
     return criteriaMatch(parsed.criteria, s);
   };
 
-  it('matches * for one value, > for the rest, and whole dotted values', () => {
-    expect(matches('vHost.*.app.*.appInstance.*.stream.*.state.*')).toBe(true);
+  it('matches token by token: * is one token, > one or more to the end (reference, "Webhooks", Filter)', () => {
     expect(matches('vHost.*.app.live.appInstance.*.stream.cam1.sdp.state.stopped')).toBe(true);
     expect(matches('vHost.*.app.live.>')).toBe(true);
+    expect(matches('vHost.>')).toBe(true);
     expect(matches('>')).toBe(true);
     expect(matches('vHost.*.app.vod.>')).toBe(false);
+    // A dotted stream name is two tokens: one * cannot stand for it. This is why the exporter's default is vHost.>.
+    expect(matches('vHost.*.app.*.appInstance.*.stream.*.state.*')).toBe(false);
+    expect(matches('vHost.*.app.*.appInstance.*.stream.*.*.state.*')).toBe(true);
     expect(matches('vHost.*.app.*.appInstance.*.stream.cam1.state.*')).toBe(false);
-    expect(matches('vHost.*.app.*.appInstance.*.stream.*.state.started')).toBe(false);
-    // An application event has no stream: only * and > accept the missing value.
+    const plain = { ...subject, stream: 'cam1' };
+    expect(matches('vHost.*.app.*.appInstance.*.stream.*.state.*', plain)).toBe(true);
+    expect(matches('vHost.*.app.*.appInstance.*.stream.*.state.started', plain)).toBe(false);
+    // An application event has no stream part: patterns that spell one miss it, > does not.
     const appEvent = { vHost: V, app: 'live', appInstance: '_definst_', state: 'shutdown' };
-    expect(matches('vHost.*.app.live.appInstance.*.stream.*.state.*', appEvent)).toBe(true);
-    expect(matches('vHost.*.app.live.appInstance.*.stream.cam1.state.*', appEvent)).toBe(false);
+    expect(matches('vHost.*.app.live.appInstance.*.stream.*.state.*', appEvent)).toBe(false);
+    expect(matches('vHost.*.app.live.appInstance.*.state.*', appEvent)).toBe(true);
+    expect(matches('vHost.>', appEvent)).toBe(true);
+    // > needs at least one token.
+    expect(matches('vHost.*.app.live.appInstance.*.state.shutdown.>', appEvent)).toBe(false);
   });
 
   it('rejects malformed criteria with a reason', () => {
@@ -111,13 +119,10 @@ describe('webhook filter criteria', () => {
       return p.ok ? 'accepted' : p.message;
     };
     expect(reason('')).toMatch(/empty/);
-    expect(reason('vHost.*.app.*')).toMatch(/ends before "appInstance"/);
-    expect(reason('vhost.*.app.*.appInstance.*.stream.*.state.*')).toMatch(/expected "vHost" at part 1, got "vhost"/);
-    expect(reason('vHost.*.>.app')).toMatch(/">" must be the last part/);
-    expect(reason('vHost..app')).toMatch(/empty part/);
-    expect(reason('vHost.*.app.*.appInstance.*.stream.cam*.state.*')).toBe('accepted'); // `cam*` is a literal name
-    expect(reason('vHost.*.app.*.appInstance.*.stream.cam.*.state.*')).toMatch(/"\*" stands for a whole value/);
-    expect(reason('vHost.*.app.*.appInstance.*.stream.*.state.*.extra')).toMatch(/unexpected "extra" after the state/);
+    expect(reason('vHost.*.>.app')).toMatch(/">" must be the last token/);
+    expect(reason('vHost..app')).toMatch(/empty token/);
+    expect(reason('vHost.*.app.*.appInstance.*.stream.cam*.state.*')).toMatch(/whole tokens, not part of "cam\*"/);
+    expect(reason('vHost.*.app.*')).toBe('accepted'); // a prefix; it matches only subjects of exactly that length
   });
 });
 
@@ -129,21 +134,44 @@ describe('webhook configuration API', () => {
   afterAll(() => sim.close());
 
   it('starts empty, creates targets then filters, and refuses duplicates with 409', async () => {
-    expect((await api(sim, 'GET', W)).body).toEqual({ serverName: '_defaultServer_', source: '_defaultServer_', filters: [], targets: [] });
-    const created = await api(sim, 'POST', `${W}/targets`, target('http://127.0.0.1:9/hook'));
-    expect(created).toEqual({ status: 201, body: { success: true, message: 'Saved', data: null } });
+    expect((await api(sim, 'GET', W)).body).toEqual({ serverName: '_defaultServer_', version: expect.any(String), webhooks: { debugLog: false, source: '_defaultServer_', filters: [], targets: [] } });
+    // POST answers the created item (reference section 4), with its envelope.
+    const created = await api(sim, 'POST', `${W}/targets`, { serverName: '_defaultServer_', ...target('http://127.0.0.1:9/hook') });
+    expect(created).toEqual({ status: 201, body: { serverName: '_defaultServer_', version: expect.any(String), ...target('http://127.0.0.1:9/hook') } });
     const dup = await api(sim, 'POST', `${W}/targets`, target('http://127.0.0.1:9/other'));
     expect(dup.status).toBe(409);
     expect(dup.body).toMatchObject({ success: false, code: '409', message: expect.stringContaining('t1') });
 
     expect((await api(sim, 'POST', `${W}/filters`, filter({ targetRef: 'nope' }))).body).toMatchObject({ code: '400', message: expect.stringMatching(/Target \(nope\) not found/) });
-    expect((await api(sim, 'POST', `${W}/filters`, filter())).status).toBe(201);
+    expect(await api(sim, 'POST', `${W}/filters`, { serverName: '_defaultServer_', ...filter() })).toEqual({ status: 201, body: { serverName: '_defaultServer_', version: expect.any(String), ...filter() } });
     expect((await api(sim, 'POST', `${W}/filters`, filter())).body).toMatchObject({ code: '409' });
 
-    const config = (await api(sim, 'GET', W)).body;
+    const config = (await api(sim, 'GET', W)).body.webhooks;
     expect(config.targets).toEqual([{ id: 't1', url: 'http://127.0.0.1:9/hook', headers: [{ name: 'X-Team', value: 'video' }], auth: { type: 'jwt', secret: SECRET } }]);
     expect(config.filters).toEqual([filter()]);
-    expect((await api(sim, 'GET', `${W}/filters/f1`)).body).toEqual(filter());
+    expect((await api(sim, 'GET', `${W}/filters/f1`)).body).toEqual({ serverName: '_defaultServer_', version: expect.any(String), ...filter() });
+    expect((await api(sim, 'GET', `${W}/filters`)).body).toEqual({ serverName: '_defaultServer_', version: expect.any(String), filters: [filter()] });
+    expect((await api(sim, 'GET', `${W}/targets`)).body).toMatchObject({ serverName: '_defaultServer_', targets: [{ id: 't1' }] });
+    // A target without headers or auth: both null in the answer (reference section 4).
+    const bare = await api(sim, 'POST', `${W}/targets`, { id: 't2', url: 'http://127.0.0.1:9/bare' });
+    expect(bare.body).toMatchObject({ id: 't2', headers: null, auth: null });
+    expect((await api(sim, 'DELETE', `${W}/targets/t2`)).body).toEqual({ success: true, message: 'Deleted', data: null });
+  });
+
+  it('takes the list form of POST, PUT of the whole config, and GET/PUT of the source', async () => {
+    const list = await api(sim, 'POST', `${W}/targets`, { serverName: '_defaultServer_', targets: [{ id: 'l1', url: 'http://127.0.0.1:9/a' }, { id: 'l2', url: 'http://127.0.0.1:9/b' }] });
+    expect(list.status).toBe(201);
+    expect(list.body.targets.map((t: { id: string }) => t.id)).toEqual(['l1', 'l2']);
+    expect((await api(sim, 'GET', `${W}/source`)).body).toEqual({ serverName: '_defaultServer_', version: expect.any(String), source: '_defaultServer_' });
+    expect((await api(sim, 'PUT', `${W}/source`, { source: 'edge-7' })).body).toMatchObject({ source: 'edge-7' });
+    const whole = (await api(sim, 'GET', W)).body;
+    // PUT answers the webhooks object; a filter pointing at a target not in the body refuses the whole body.
+    const refused = await api(sim, 'PUT', W, { ...whole, webhooks: { ...whole.webhooks, targets: [], filters: whole.webhooks.filters } });
+    expect(refused.status).toBe(400);
+    expect((await api(sim, 'GET', W)).body.webhooks.targets).toHaveLength(3);
+    const kept = whole.webhooks.targets.filter((t: { id: string }) => t.id === 't1');
+    const put = await api(sim, 'PUT', W, { ...whole, webhooks: { ...whole.webhooks, debugLog: true, source: '_defaultServer_', targets: kept } });
+    expect(put).toEqual({ status: 200, body: { debugLog: true, source: '_defaultServer_', filters: whole.webhooks.filters, targets: kept } });
   });
 
   it('refuses bodies that are not JSON with 415 and incomplete ones with 400 naming the fields', async () => {
@@ -160,15 +188,15 @@ describe('webhook configuration API', () => {
     expect(missing.status).toBe(400);
     expect(missing.body.message).toBe('missing required fields: enabled, criteria, targetRef');
     expect((await api(sim, 'POST', `${W}/targets`, { id: 't9' })).body.message).toBe('missing required field: url');
-    expect((await api(sim, 'POST', `${W}/filters`, filter({ id: 'f9', criteria: 'stream.*' }))).body.message).toMatch(/invalid criteria "stream\.\*"/);
+    expect((await api(sim, 'POST', `${W}/filters`, filter({ id: 'f9', criteria: 'vHost..app.>' }))).body.message).toMatch(/invalid criteria "vHost\.\.app\.>"/);
     expect((await api(sim, 'POST', `${W}/filters`, filter({ id: 'f9', retryDelayUnit: 'h' }))).body.message).toMatch(/retryDelayUnit/);
     expect((await api(sim, 'POST', `${W}/targets`, target('ftp://x', { id: 't9' }))).body.message).toMatch(/http or https/);
     expect((await api(sim, 'POST', `${W}/targets`, target('http://x', { id: 't9', auth: { type: 'basic' } }))).body.message).toMatch(/auth.type must be "jwt"/);
-    expect((await api(sim, 'GET', W)).body.targets.map((t: { id: string }) => t.id)).toEqual(['t1']);
+    expect((await api(sim, 'GET', W)).body.webhooks.targets.map((t: { id: string }) => t.id)).toEqual(['t1']);
   });
 
   it('updates with PUT, deletes with DELETE, and keeps a target that a filter uses', async () => {
-    expect(await api(sim, 'PUT', `${W}/targets/t1`, target('http://127.0.0.1:9/moved'))).toEqual({ status: 200, body: { success: true, message: 'Saved', data: null } });
+    expect(await api(sim, 'PUT', `${W}/targets/t1`, target('http://127.0.0.1:9/moved'))).toEqual({ status: 200, body: { serverName: '_defaultServer_', version: expect.any(String), ...target('http://127.0.0.1:9/moved') } });
     expect((await api(sim, 'GET', `${W}/targets/t1`)).body.url).toBe('http://127.0.0.1:9/moved');
     expect((await api(sim, 'PUT', `${W}/targets/zz`, target('http://x', { id: 'zz' }))).status).toBe(404);
     expect((await api(sim, 'PUT', `${W}/targets/t1`, target('http://x', { id: 'other' }))).body.message).toMatch(/does not match/);
@@ -179,7 +207,7 @@ describe('webhook configuration API', () => {
     expect((await api(sim, 'DELETE', `${W}/filters/f1`)).status).toBe(200);
     expect((await api(sim, 'DELETE', `${W}/targets/t1`)).status).toBe(200);
     expect((await api(sim, 'DELETE', `${W}/targets/t1`)).status).toBe(404);
-    expect((await api(sim, 'GET', W)).body).toMatchObject({ filters: [], targets: [] });
+    expect((await api(sim, 'GET', W)).body.webhooks).toMatchObject({ filters: [], targets: [] });
   });
 
   it('serves the server config and replaces its listener list on PUT', async () => {
@@ -208,12 +236,25 @@ describe('webhook configuration API', () => {
       connections: 2,
     });
     try {
-      const o = { targetUrl: 'http://127.0.0.1:9935/webhooks/wowza', criteria: 'vHost.*.app.*.appInstance.*.stream.*.state.*', secret: SECRET };
+      const o = { targetUrl: 'http://127.0.0.1:9935/webhooks/wowza', secret: SECRET };
       expect((await setupWebhooks(client, o)).map((c) => c.kind)).toEqual(['create', 'create', 'create']);
+      const written = (await api(fresh, 'GET', W)).body.webhooks;
+      expect(written.targets).toEqual([{ id: 'wowza-exporter', url: o.targetUrl, headers: null, auth: { type: 'jwt', secret: SECRET } }]);
+      expect(written.filters).toEqual([expect.objectContaining({ id: 'wowza-exporter', criteria: 'vHost.>', targetRef: 'wowza-exporter', enabled: true })]);
       fresh.counters.reset();
       expect((await setupWebhooks(client, o)).map((c) => c.kind)).toEqual(['unchanged', 'unchanged', 'unchanged']);
       const writes = Object.keys(fresh.counters.byRoute).filter((k) => !k.startsWith('GET '));
       expect(writes).toEqual([]);
+
+      // Switching to a static header: the target is updated (auth gone, the header in), and again only once.
+      const header = { ...o, auth: 'header' as const };
+      const changed = await setupWebhooks(client, header);
+      expect(changed.map((c) => c.kind)).toEqual(['update', 'unchanged', 'unchanged']);
+      expect(changed[0]!.diff.join('\n')).not.toContain(SECRET);
+      expect((await api(fresh, 'GET', `${W}/targets/wowza-exporter`)).body).toMatchObject({ auth: null, headers: [{ name: 'Authorization', value: `Bearer ${SECRET}` }] });
+      fresh.counters.reset();
+      expect((await setupWebhooks(client, header)).map((c) => c.kind)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+      expect(Object.keys(fresh.counters.byRoute).filter((k) => !k.startsWith('GET '))).toEqual([]);
     } finally {
       await client.close();
       await fresh.close();

@@ -96,15 +96,93 @@ describe('webhook receiver', () => {
       [post(JSON.stringify(event('x2')), signHs256({ exp: now() + 60 }, 'wrong')), 401, 'unauthorized'],
       [post(JSON.stringify(event('x3')), signHs256({ exp: now() - 3600 }, SECRET)), 401, 'expired'],
       [post('{"id": ', good), 400, 'malformed_json'],
-      [post(JSON.stringify({ ...event('x4'), name: 42 }), good), 400, 'invalid'],
+      [post(JSON.stringify([event('x4')]), good), 400, 'invalid'],
+      [post(JSON.stringify(event('x7')), 'not-the-secret'), 401, 'unauthorized'],
       [post(JSON.stringify({ ...event('x5'), pad: 'x'.repeat(70 * 1024) }), good), 413, 'too_large'],
       [fetch(url), 405, 'method'],
     ];
     for (const [res, status] of cases) expect((await res).status).toBe(status);
-    const invalid = await post(JSON.stringify({ ...event('x6'), timestamp: 'soon' }), good);
-    expect(await invalid.text()).toContain('timestamp');
     const text = await metric('wowza_webhook_rejected_total');
     for (const [, , reason] of cases) expect(text).toContain(`reason="${reason}"`);
     expect(received.some(([, e]) => e.id.startsWith('x'))).toBe(false);
+  });
+
+  it('takes the secret itself as a static Bearer token (webhooks setup --auth header)', async () => {
+    const res = await post(JSON.stringify(event('static-1')), SECRET);
+    expect(res.status).toBe(202);
+    expect(received.at(-1)![1].id).toBe('static-1');
+    expect((await post(JSON.stringify(event('static-2')), SECRET + 'x')).status).toBe(401);
+  });
+
+  it('reads an unexpected shape leniently and counts what it could not read, instead of answering 400', async () => {
+    const good = () => signHs256({ exp: now() + 60 }, SECRET);
+    const take = async (body: Record<string, unknown>) => {
+      const res = await post(JSON.stringify(body), good());
+      expect(res.status).toBe(202);
+      return received.at(-1)![1];
+    };
+    // Timestamps as epoch seconds, ms (number or digits) and ISO 8601 all become epoch ms.
+    expect((await take(event('t-s', { timestamp: 1_700_000_000 }))).timestamp).toBe(1_700_000_000_000);
+    expect((await take(event('t-ms', { timestamp: 1_700_000_000_123 }))).timestamp).toBe(1_700_000_000_123);
+    expect((await take(event('t-digits', { timestamp: '1700000000123' }))).timestamp).toBe(1_700_000_000_123);
+    expect((await take(event('t-iso', { timestamp: '2026-11-24T10:00:00.500Z' }))).timestamp).toBe(Date.parse('2026-11-24T10:00:00.500Z'));
+    // Names of any characters, stream names with dots.
+    const dotted = await take(event('n-1', { name: 'stream.state.changed v2', context: { vhost: '_defaultVHost_', app: 'live', appInstance: '_definst_', stream: 'cam1.sdp' } }));
+    expect(dotted.name).toBe('stream.state.changed v2');
+    expect(dotted.context.stream).toBe('cam1.sdp');
+    // No id: one derived from the body, so the same body delivered twice is still a duplicate.
+    const { id: _id, ...noId } = event('unused');
+    const derived = await take(noId);
+    expect(derived.id).toMatch(/^sha256:[0-9a-f]{32}$/);
+    const again = await post(JSON.stringify(noId), good());
+    expect(await again.text()).toContain('duplicate');
+    // Unreadable fields: the arrival time, "unknown", and each counted by field.
+    const before = Date.now();
+    const odd = await take({ id: 'odd-1', timestamp: 'soon', name: 42, context: 'live' });
+    expect(odd.timestamp).toBeGreaterThanOrEqual(before);
+    expect(odd.name).toBe('42');
+    const bare = await take({ id: 'odd-2', timestamp: 'soon' });
+    expect(bare.name).toBe('unknown');
+    const text = await metric('wowza_webhook_unreadable_fields_total');
+    expect(text).toMatch(/wowza_webhook_unreadable_fields_total\{field="timestamp"\} 2/);
+    expect(text).toMatch(/wowza_webhook_unreadable_fields_total\{field="name"\} 1/);
+    expect(text).toMatch(/wowza_webhook_unreadable_fields_total\{field="context"\} 1/);
+  });
+});
+
+describe('webhooks setup against answers the simulator does not give', () => {
+  it('treats success:false inside a 2xx save answer as a failure, and a wrapper without "webhooks" as unparsable', async () => {
+    let wrapper: unknown = { serverName: '_defaultServer_', webhooks: { debugLog: false, source: 'x', filters: [], targets: [] } };
+    const api = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.method === 'GET' && req.url!.endsWith('/webhooks')) res.end(JSON.stringify(wrapper));
+      else if (req.method === 'GET') res.end(JSON.stringify({ serverName: '_defaultServer_', serverListeners: { serverListeners: [] } }));
+      else res.end(JSON.stringify({ success: false, message: 'Target could not be saved', data: null }));
+    });
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+    const { WowzaClient } = await import('../../src/wowza/client.js');
+    const { setupWebhooks } = await import('../../src/webhooks/setup.js');
+    const client = new WowzaClient({
+      name: 'wse',
+      url: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+      auth: 'basic',
+      username: 'admin',
+      password: 'admin',
+      timeoutMs: 2000,
+      maxResponseBytes: 1 << 20,
+      serverName: '_defaultServer_',
+      connections: 1,
+    });
+    try {
+      await expect(setupWebhooks(client, { targetUrl: 'http://127.0.0.1:9935/webhooks/wowza', secret: SECRET })).rejects.toThrow(
+        /write target wowza-exporter: the server answered without saving: Target could not be saved/,
+      );
+      wrapper = { serverName: '_defaultServer_', filters: [], targets: [] };
+      await expect(setupWebhooks(client, { targetUrl: 'http://127.0.0.1:9935/webhooks/wowza', secret: SECRET })).rejects.toThrow(/returned an unusable body: field webhooks: Invalid input: expected object, received undefined/);
+    } finally {
+      await client.close();
+      await new Promise((r) => api.close(r));
+    }
   });
 });

@@ -151,12 +151,47 @@ export class WebhookConfig {
   private readonly targets = new Map<string, WebhookTarget>();
   private readonly filters = new Map<string, WebhookFilter & { compiled: Criteria }>();
 
-  /** The `source` events carry (a real server falls back to its GUID). */
-  constructor(readonly source: string) {}
+  debugLog = false;
 
-  /** The `{S}/webhooks` body. */
-  body(): { source: string; filters: WebhookFilter[]; targets: WebhookTarget[] } {
-    return { source: this.source, filters: [...this.filters.values()].map((f) => this.publicFilter(f)), targets: [...this.targets.values()].map(copyTarget) };
+  /** `source`: the origin events carry (a real server falls back to its GUID). */
+  constructor(public source: string) {}
+
+  /** The `webhooks` object of `{S}/webhooks`: `debugLog`, `source`, `filters`, `targets`. */
+  body(): { debugLog: boolean; source: string; filters: WebhookFilter[]; targets: WebhookTarget[] } {
+    return { debugLog: this.debugLog, source: this.source, filters: this.filterList(), targets: this.targetList() };
+  }
+
+  targetList(): WebhookTarget[] {
+    return [...this.targets.values()].map(copyTarget);
+  }
+
+  filterList(): WebhookFilter[] {
+    return [...this.filters.values()].map((f) => this.publicFilter(f));
+  }
+
+  /**
+   * `PUT {S}/webhooks`: the whole configuration at once. Checked as a whole first (ids unique, every filter's
+   * target among the new targets), so a refused body changes nothing.
+   */
+  replace(next: { debugLog?: boolean; source?: string; targets: WebhookTarget[]; filters: Array<WebhookFilter & { compiled: Criteria }> }): ConfigOutcome {
+    const targetIds = new Set<string>();
+    for (const t of next.targets) {
+      if (targetIds.has(t.id)) return { ok: false, status: 409, message: `Target (${t.id}) appears twice.` };
+      targetIds.add(t.id);
+    }
+    const filterIds = new Set<string>();
+    for (const f of next.filters) {
+      if (filterIds.has(f.id)) return { ok: false, status: 409, message: `Filter (${f.id}) appears twice.` };
+      filterIds.add(f.id);
+      if (!targetIds.has(f.targetRef)) return { ok: false, status: 400, message: `targetRef: Target (${f.targetRef}) not found; create the target first.` };
+    }
+    this.targets.clear();
+    this.filters.clear();
+    for (const t of next.targets) this.targets.set(t.id, copyTarget(t));
+    for (const f of next.filters) this.filters.set(f.id, { ...f });
+    if (next.debugLog !== undefined) this.debugLog = next.debugLog;
+    if (next.source !== undefined) this.source = next.source;
+    return { ok: true };
   }
 
   target(id: string): WebhookTarget | undefined {
