@@ -20,7 +20,7 @@ import { startLogShipping, type LogShipping } from './logs/log-shipping.js';
 import { WowzaClient, type WowzaTarget } from './wowza/client.js';
 import { WowzaLogSource } from './wowza/log-source.js';
 import { VideoClient } from './video/client.js';
-import { collectVideoSchedules } from './video/schedules-collector.js';
+import { VideoSchedulesCollector } from './video/schedules-collector.js';
 import type { WebhookEvent } from './webhooks/event.js';
 import { createWebhookReceiver } from './webhooks/receiver.js';
 
@@ -75,7 +75,7 @@ export interface Exporter {
 }
 
 /** The Wowza Video schedules collector, when a token is configured. */
-function videoJobs(runtime: RuntimeConfig, self: SelfMetrics): PollJobSpec[] {
+function videoJobs(runtime: RuntimeConfig, self: SelfMetrics, logger: Logger): PollJobSpec[] {
   if (!runtime.collectors.video.enabled || !runtime.videoToken) return [];
   const server = new URL(runtime.config.video.url).host;
   const intervalMs = runtime.collectors.video.intervalMs;
@@ -86,13 +86,14 @@ function videoJobs(runtime: RuntimeConfig, self: SelfMetrics): PollJobSpec[] {
     timeoutMs: Math.min(10_000, defaultRequestTimeoutMs(intervalMs), pollDeadlineMs(intervalMs)),
     onRequest: (endpoint, code, seconds) => self.observeRequest(server, endpoint, code, seconds),
   });
+  const schedules = new VideoSchedulesCollector(client, { logger: logger.child({ collector: 'video' }), unknownValues: self.videoUnknownValues });
   return [
     {
       server,
       collector: 'video',
       intervalMs,
       setsUp: false,
-      poll: (signal) => timedPoll('video', () => collectVideoSchedules(client, new Date(), { signal })),
+      poll: (signal) => timedPoll('video', () => schedules.collect(new Date(), { signal })),
     },
   ];
 }
@@ -131,7 +132,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       onPoll: (spec, result) => facts.record(spec, result),
     });
   let scheduler = newScheduler();
-  for (const job of videoJobs(runtime, self)) scheduler.addJob(job);
+  for (const job of videoJobs(runtime, self, logger)) scheduler.addJob(job);
   self.reloadSuccessful.set(1);
   self.reloadSuccessTime.set(Date.now() / 1000);
 
@@ -408,11 +409,11 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
         for (const collector of gone) for (const m of [self.collectorSuccess, self.collectorDuration, self.lastPoll]) m.remove({ server: name, collector });
         scheduler.addServer(s.target);
       }
-      for (const job of videoJobs(next, self)) scheduler.addJob(job);
+      for (const job of videoJobs(next, self, logger)) scheduler.addJob(job);
       scheduler.start();
     } else if (videoSettings(before) !== videoSettings(next)) {
       await scheduler.removeJobs((j) => j.spec.collector === 'video');
-      for (const job of videoJobs(next, self)) scheduler.addJob(job);
+      for (const job of videoJobs(next, self, logger)) scheduler.addJob(job);
     }
     if (logSettings(before) !== logSettings(next)) {
       logger.info('log shipping settings changed: restarting it (positions are kept)');

@@ -10,6 +10,7 @@ export interface SelfMetrics {
   lastPoll: Gauge<'server' | 'collector'>;
   apiRequests: Counter<'server' | 'endpoint' | 'code'>;
   vanishedObjects: Counter<'server' | 'collector'>;
+  videoUnknownValues: Counter<'field'>;
   concurrencyLimit: Gauge<'server'>;
   requestDuration: Histogram<'server' | 'endpoint'>;
   reloadSuccessful: Gauge;
@@ -101,6 +102,12 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
       name: 'wowza_exporter_vanished_objects_total',
       help: 'Objects (streams, vhosts, applications) discovery listed that were gone (HTTP 404) when their statistics were read; left out of that poll.',
       labelNames: ['server', 'collector'],
+      registers: [registry],
+    }),
+    videoUnknownValues: new Counter({
+      name: 'wowza_video_unknown_values_total',
+      help: 'Wowza Video schedule values the API reference does not list (a new state or action_type, an unreadable time), each counted once per schedule; the schedule is kept.',
+      labelNames: ['field'],
       registers: [registry],
     }),
   };

@@ -14,7 +14,7 @@ import {
 } from './errors.js';
 import { hasNextPage } from './pagination.js';
 import { parseRetryAfter } from './retry-after.js';
-import { ScheduleEnvelopeSchema, ScheduleListSchema, type Schedule } from './schedule.js';
+import { ScheduleEnvelopeSchema, ScheduleListSchema, type Schedule, type ScheduleSummary } from './schedule.js';
 import { validateSchedulePatch, type SchedulePatchInput } from './schedule-patch.js';
 import { isUsableToken } from './token.js';
 
@@ -123,9 +123,19 @@ export class VideoClient {
     this.onRequest = options.onRequest;
   }
 
-  /** Every schedule of the account, following pagination while the API shows there is more. */
-  async listSchedules(opts: CallOptions = {}): Promise<Schedule[]> {
-    const out: Schedule[] = [];
+  /** Every schedule of the account (summaries), following pagination while the API shows there is more. */
+  async listSchedules(opts: CallOptions = {}): Promise<ScheduleSummary[]> {
+    return (await this.listSchedulePages(opts)).schedules;
+  }
+
+  /**
+   * The list and whether it looks truncated. Pagination is not in the reference (it has no list endpoint at all);
+   * the service's other lists page with `page`/`per_page` and a `pagination` object, so that is followed when
+   * present. A last page that came back exactly full without any `pagination` may have had more behind it: the
+   * caller says so in a log line.
+   */
+  async listSchedulePages(opts: CallOptions = {}): Promise<{ schedules: ScheduleSummary[]; truncated: boolean }> {
+    const out: ScheduleSummary[] = [];
     const seen = new Set<string>();
     for (let page = 1; ; page++) {
       const spec: RequestSpec = {
@@ -151,7 +161,7 @@ export class VideoClient {
         collected: out.length,
         pagination: body.pagination,
       });
-      if (!more) return out;
+      if (!more) return { schedules: out, truncated: !body.pagination && body.schedules.length >= this.perPage };
       if (page >= this.maxPages) {
         throw new VideoUnparsableError(this.call(spec), `the list did not end after ${this.maxPages} pages of ${this.perPage}`);
       }

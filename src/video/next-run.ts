@@ -1,4 +1,4 @@
-import { parseRecurrenceDays, type Schedule } from './schedule.js';
+import { actionType, parseRecurrenceDays, recurrenceType, type Schedule } from './schedule.js';
 import { DAY_MS, parseVideoDate, parseVideoTimestamp, startOfUtcDay } from './video-time.js';
 
 /**
@@ -11,6 +11,8 @@ import { DAY_MS, parseVideoDate, parseVideoTimestamp, startOfUtcDay } from './vi
  *   `recurrence_data`, from `start_repeat` through `end_repeat` (both days included; without
  *   `start_repeat` the series begins on the day of the time itself, without `end_repeat` it does not end).
  *   Start and stop recur independently, each at its own time of day: the API describes no other pairing.
+ * - An absent `action_type` or `recurrence_type` is the reference's default (`start`, `once`); a value the
+ *   reference does not list says nothing about when the transcoder runs, so such a schedule has no next run.
  */
 
 export type ScheduleTiming = Pick<
@@ -49,10 +51,12 @@ function nextRecurring(time: string | null | undefined, s: ScheduleTiming, now: 
 }
 
 export function nextRun(s: ScheduleTiming, now: Date): NextRun {
-  if (s.state !== 'enabled') return {};
-  const next = s.recurrence_type === 'recur' ? (time: string | null | undefined) => nextRecurring(time, s, now) : (time: string | null | undefined) => nextOnce(time, now);
+  const action = actionType(s);
+  const recurrence = recurrenceType(s);
+  if (s.state !== 'enabled' || !action || !recurrence) return {};
+  const next = recurrence === 'recur' ? (time: string | null | undefined) => nextRecurring(time, s, now) : (time: string | null | undefined) => nextOnce(time, now);
   return {
-    start: s.action_type === 'stop' ? undefined : next(s.start_transcoder),
-    stop: s.action_type === 'start' ? undefined : next(s.stop_transcoder),
+    start: action === 'stop' ? undefined : next(s.start_transcoder),
+    stop: action === 'start' ? undefined : next(s.stop_transcoder),
   };
 }

@@ -1,5 +1,5 @@
 import { nextRun } from './next-run.js';
-import type { Schedule } from './schedule.js';
+import type { Schedule, ScheduleSummary } from './schedule.js';
 
 /**
  * Schedules as text for a terminal: a table for lists, `key: value` lines for one schedule. Values come
@@ -25,31 +25,14 @@ export function formatUtc(d: Date | undefined): string {
   return d ? `${d.toISOString().slice(0, 19).replace('T', ' ')}Z` : '-';
 }
 
-function recurrence(s: Schedule): string {
-  if (s.recurrence_type !== 'recur') return s.recurrence_type;
-  const days = (s.recurrence_data ?? '')
-    .split(',')
-    .map((d) => d.trim().slice(0, 3))
-    .filter((d) => d !== '');
-  return days.length > 0 ? `recur ${days.join(',')}` : 'recur';
-}
-
-export function scheduleTable(schedules: readonly Schedule[], now: Date): string {
+/**
+ * The list as `GET /schedules` gives it: limited details per schedule (no action, recurrence or times), so the
+ * table shows those and says where the rest is.
+ */
+export function scheduleTable(schedules: readonly ScheduleSummary[]): string {
   if (schedules.length === 0) return 'No schedules.\n';
-  const header = ['ID', 'NAME', 'STATE', 'ACTION', 'RECURRENCE', 'TRANSCODER', 'NEXT START (UTC)', 'NEXT STOP (UTC)'];
-  const rows = schedules.map((s) => {
-    const next = nextRun(s, now);
-    return [
-      safe(s.id),
-      clip(safe(s.name), NAME_WIDTH),
-      s.state,
-      s.action_type,
-      safe(recurrence(s)),
-      safe(s.transcoder_id),
-      formatUtc(next.start),
-      formatUtc(next.stop),
-    ];
-  });
+  const header = ['ID', 'NAME', 'STATE', 'TRANSCODER', 'UPDATED'];
+  const rows = schedules.map((s) => [safe(s.id), clip(safe(s.name), NAME_WIDTH), safe(s.state), safe(s.transcoder_id), safe(s.updated_at)]);
   const widths = header.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]!].length)));
   const line = (cells: string[]) =>
     cells
@@ -64,10 +47,10 @@ export function scheduleDetail(s: Schedule, now: Date): string {
   const fields: Array<[string, string]> = [
     ['id', safe(s.id)],
     ['name', safe(s.name)],
-    ['state', s.state],
-    ['action_type', s.action_type],
+    ['state', safe(s.state)],
+    ['action_type', safe(s.action_type)],
     ['transcoder', s.transcoder_name ? `${safe(s.transcoder_id)} (${safe(s.transcoder_name)})` : safe(s.transcoder_id)],
-    ['recurrence_type', s.recurrence_type],
+    ['recurrence_type', safe(s.recurrence_type)],
     ['recurrence_data', safe(s.recurrence_data)],
     ['start_transcoder', safe(s.start_transcoder)],
     ['stop_transcoder', safe(s.stop_transcoder)],

@@ -1,41 +1,116 @@
+import pLimit from 'p-limit';
+import type { Counter } from 'prom-client';
+import type { Logger } from '../logger.js';
 import { M } from '../metrics/definitions.js';
 import { MetricSet } from '../metrics/metric-set.js';
 import type { CallOptions, VideoClient } from './client.js';
+import { VideoHttpError } from './errors.js';
 import { nextRun } from './next-run.js';
+import { actionType, recurrenceType, SCHEDULE_STATES, unknownValues, type Schedule, type ScheduleSummary } from './schedule.js';
+
+/** Detail requests in flight at once: the API's rate limit is not documented, so few. */
+const DETAIL_CONCURRENCY = 4;
+/** (schedule, field, value) triples already reported; bounded so a churning account cannot grow it forever. */
+const MAX_REPORTED = 10_000;
+
+export interface VideoSchedulesOptions {
+  logger: Logger;
+  /** `wowza_video_unknown_values_total{field}`. */
+  unknownValues: Counter<'field'>;
+  detailConcurrency?: number;
+}
 
 /**
- * One poll of Wowza Video schedules: a fresh MetricSet, or a throw (the caller reports the collector as
- * failed and keeps no old values). Runs only when a Video API token is configured.
+ * Wowza Video schedules as metrics. `GET /schedules` gives limited details per schedule; action, recurrence and
+ * times come from `GET /schedules/{id}` (shared/wowza-api.md, "Wowza Video API"). Details are fetched with a
+ * bounded concurrency and kept while the list shows the same `updated_at`, so a steady account costs one list
+ * request per poll. A 429 is retried by the client as `Retry-After` asks. A schedule deleted between the list and
+ * its detail (404, or 410 "deleted" as PATCH documents) is left out; any other failure fails the poll.
  */
-export async function collectVideoSchedules(
-  client: Pick<VideoClient, 'listSchedules'>,
-  now: Date,
-  opts: CallOptions = {},
-): Promise<MetricSet> {
-  const schedules = await client.listSchedules(opts);
-  const set = new MetricSet();
-  const seen = new Set<string>();
-  for (const s of schedules) {
-    // Two entries with one id would be duplicate series, which Prometheus rejects for the whole scrape.
-    if (seen.has(s.id)) continue;
-    seen.add(s.id);
-    const id = { schedule_id: s.id };
-    set.add(
-      M.videoScheduleInfo,
-      {
-        ...id,
-        name: s.name ?? '',
-        transcoder_id: s.transcoder_id ?? '',
-        action_type: s.action_type,
-        recurrence_type: s.recurrence_type,
-        state: s.state,
-      },
-      1,
-    );
-    set.add(M.videoScheduleEnabled, id, s.state === 'enabled' ? 1 : 0);
-    const next = nextRun(s, now);
-    if (next.start) set.add(M.videoScheduleNextStart, id, next.start.getTime() / 1000);
-    if (next.stop) set.add(M.videoScheduleNextStop, id, next.stop.getTime() / 1000);
+export class VideoSchedulesCollector {
+  private readonly details = new Map<string, { updatedAt: string; schedule: Schedule }>();
+  private readonly reported = new Set<string>();
+  private truncationReported = false;
+
+  constructor(
+    private readonly client: Pick<VideoClient, 'listSchedulePages' | 'getSchedule'>,
+    private readonly o: VideoSchedulesOptions,
+  ) {}
+
+  async collect(now: Date, opts: CallOptions = {}): Promise<MetricSet> {
+    const { schedules: summaries, truncated } = await this.client.listSchedulePages(opts);
+    if (truncated && !this.truncationReported) {
+      this.o.logger.warn({ schedules: summaries.length }, 'the Wowza Video schedule list came back exactly full and without pagination: schedules beyond it may be missing');
+    }
+    this.truncationReported = truncated;
+    const listed = new Set(summaries.map((s) => s.id));
+    for (const id of this.details.keys()) if (!listed.has(id)) this.details.delete(id);
+
+    const limit = pLimit(this.o.detailConcurrency ?? DETAIL_CONCURRENCY);
+    const schedules = await Promise.all(summaries.map((s) => limit(() => this.detail(s, opts))));
+    const set = new MetricSet();
+    const seen = new Set<string>();
+    for (const s of schedules) {
+      // Two entries with one id would be duplicate series, which Prometheus rejects for the whole scrape.
+      if (!s || seen.has(s.id)) continue;
+      seen.add(s.id);
+      this.report(s);
+      const id = { schedule_id: s.id };
+      set.add(
+        M.videoScheduleInfo,
+        {
+          ...id,
+          name: s.name ?? '',
+          transcoder_id: s.transcoder_id ?? '',
+          action_type: s.action_type ?? actionType(s) ?? '',
+          recurrence_type: s.recurrence_type ?? recurrenceType(s) ?? '',
+          state: s.state ?? '',
+        },
+        1,
+      );
+      // Known states only: an unknown one says nothing about whether the schedule runs.
+      if ((SCHEDULE_STATES as readonly string[]).includes(s.state ?? '')) set.add(M.videoScheduleEnabled, id, s.state === 'enabled' ? 1 : 0);
+      const next = nextRun(s, now);
+      if (next.start) set.add(M.videoScheduleNextStart, id, next.start.getTime() / 1000);
+      if (next.stop) set.add(M.videoScheduleNextStop, id, next.stop.getTime() / 1000);
+    }
+    return set;
   }
-  return set;
+
+  /** The full schedule: from the cache while `updated_at` is unchanged, else asked for. */
+  private async detail(summary: ScheduleSummary, opts: CallOptions): Promise<Schedule | undefined> {
+    const cached = this.details.get(summary.id);
+    if (cached && summary.updated_at && cached.updatedAt === summary.updated_at) return { ...cached.schedule, ...defined(summary) };
+    let schedule: Schedule;
+    try {
+      schedule = await this.client.getSchedule(summary.id, opts);
+    } catch (err) {
+      if (err instanceof VideoHttpError && (err.status === 404 || err.status === 410)) {
+        this.details.delete(summary.id);
+        return undefined;
+      }
+      throw err;
+    }
+    if (summary.updated_at) this.details.set(summary.id, { updatedAt: summary.updated_at, schedule });
+    else this.details.delete(summary.id);
+    // The list's fields are as fresh as the detail's; the detail has the rest.
+    return { ...schedule, ...defined(summary) };
+  }
+
+  /** Counts and logs each value the reference does not list, once per schedule, field and value. */
+  private report(s: Schedule): void {
+    for (const u of unknownValues(s)) {
+      const key = `${s.id}\u0000${u.field}\u0000${u.value}`;
+      if (this.reported.has(key)) continue;
+      if (this.reported.size >= MAX_REPORTED) this.reported.clear();
+      this.reported.add(key);
+      this.o.unknownValues.inc({ field: u.field });
+      this.o.logger.warn({ schedule: s.id, field: u.field, value: u.value.slice(0, 100) }, 'Wowza Video schedule has a value the API reference does not list; kept, with what is known exported');
+    }
+  }
+}
+
+/** The members of a summary that hold a value, so an absent one does not blank the detail's. */
+function defined(s: ScheduleSummary): Partial<ScheduleSummary> {
+  return Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined && v !== null)) as Partial<ScheduleSummary>;
 }

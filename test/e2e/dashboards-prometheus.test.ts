@@ -1,11 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startVideoSimulator, videoSchedule, type VideoSimulator } from '../../src/simulator/video/index.js';
 import { lokiPanels, panelQueries } from '../helpers/dashboards.js';
 import { startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { missingTool, prometheusPath, RULES_FILE } from '../helpers/prometheus.js';
@@ -13,28 +12,17 @@ import { startPrometheus, type PrometheusServer } from '../helpers/prometheus-se
 
 const PROMETHEUS = prometheusPath();
 
-/** A loopback stand-in for the Wowza Video API with one upcoming schedule, so the schedule panels have data. */
-function videoApi(): Promise<Server> {
-  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
-  const start = iso(Date.now() + 86_400_000);
-  const stop = iso(Date.now() + 90_000_000);
-  const srv = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ schedules: [{ id: 's1', name: 'Evening', state: 'enabled', transcoder_id: 't1', action_type: 'start_stop', recurrence_type: 'once', start_transcoder: start, stop_transcoder: stop, created_at: start, updated_at: start }] }));
-  });
-  return new Promise((r) => srv.listen(0, '127.0.0.1', () => r(srv)));
-}
-
 describe.skipIf(missingTool('prometheus', PROMETHEUS, 'running every dashboard query against a real Prometheus'))('every dashboard panel query returns data', () => {
   let sim: Simulator;
-  let video: Server;
+  let video: VideoSimulator;
   let exporter: RunningExporter;
   let prom: PrometheusServer;
 
   beforeAll(async () => {
     // A connection limit and log shipping, so the limit and log panels have something to show.
     sim = await startSimulator({ auth: 'basic', maxConnections: 1000, maxIncomingStreams: 100, logs: { linesPerSecond: 50 } });
-    video = await videoApi();
+    // The Wowza Video simulator, whose list holds summaries only (as the real one's): one upcoming schedule.
+    video = await startVideoSimulator({ token: 'video-token', schedules: [videoSchedule('s1', { name: 'Evening' })] });
     const dir = mkdtempSync(join(tmpdir(), 'wowza-dash-'));
     writeFileSync(join(dir, 'password'), sim.password, { mode: 0o600 });
     writeFileSync(join(dir, 'token'), 'video-token', { mode: 0o600 });
@@ -43,7 +31,7 @@ describe.skipIf(missingTool('prometheus', PROMETHEUS, 'running every dashboard q
       stringify({
         servers: [{ name: 'wse-1', url: sim.url, username: sim.username, password_file: join(dir, 'password') }],
         poll: { interval: '1s', timeout: '800ms' },
-        video: { url: `http://127.0.0.1:${(video.address() as AddressInfo).port}/api/v1.11`, token_file: join(dir, 'token'), interval: '2s' },
+        video: { url: video.url, token_file: join(dir, 'token'), interval: '2s' },
         logs: {
           positions_file: join(dir, 'positions.json'),
           dead_letter_file: join(dir, 'dead.ndjson'),
@@ -60,7 +48,7 @@ describe.skipIf(missingTool('prometheus', PROMETHEUS, 'running every dashboard q
     await prom?.stop();
     await exporter?.stop();
     await sim?.close();
-    await new Promise((r) => video?.close(r));
+    await video?.close();
   });
 
   it('runs every Prometheus query of every dashboard with its variables substituted', async () => {

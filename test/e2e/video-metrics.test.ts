@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startVideoSimulator, videoSchedule, type VideoSimulator } from '../../src/simulator/video/index.js';
 import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { missingTool, promtoolPath } from '../helpers/prometheus.js';
 import { waitFor } from '../helpers/ports.js';
@@ -14,57 +13,67 @@ import { waitFor } from '../helpers/ports.js';
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.video-token-secret.sig';
 const PROMTOOL = promtoolPath();
 
+/**
+ * The Wowza Video collector against the video simulator, whose list gives limited details per schedule as the
+ * real service's does (shared/wowza-api.md): action, recurrence and times only come from GET /schedules/{id}.
+ */
 describe('Wowza Video schedules on /metrics', () => {
-  let api: Server;
+  let api: VideoSimulator;
   let sim: Simulator;
   let exporter: RunningExporter;
-  const auths: string[] = [];
 
   beforeAll(async () => {
-    const future = new Date(Date.now() + 3 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    api = createServer((req, res) => {
-      auths.push(String(req.headers.authorization));
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          schedules: [
-            { id: 'sch1', name: 'Morning show', state: 'enabled', transcoder_id: 'tr1', transcoder_name: 'Studio', action_type: 'start_stop', recurrence_type: 'once', start_transcoder: future, stop_transcoder: future.replace(/T\d\d/, 'T23'), created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' },
-            { id: 'sch2', name: 'Old', state: 'expired', transcoder_id: 'tr2', action_type: 'start', recurrence_type: 'once', start_transcoder: '2020-01-01T00:00:00Z', created_at: '2020-01-01T00:00:00Z', updated_at: '2020-01-01T00:00:00Z' },
-          ],
-        }),
-      );
+    api = await startVideoSimulator({
+      token: TOKEN,
+      schedules: [
+        videoSchedule('sch1', { name: 'Morning show', transcoder_name: 'Studio', action_type: 'start_stop' }),
+        videoSchedule('sch2', { name: 'Old', state: 'expired', action_type: 'start', start_transcoder: '2020-01-01T00:00:00Z', stop_transcoder: null }),
+        // A state the reference does not list: kept, counted, and the rest of the poll is not failed.
+        videoSchedule('sch3', { name: 'Future kind', state: 'archived' }),
+      ],
     });
-    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
     const dir = mkdtempSync(join(tmpdir(), 'wowza-video-'));
     writeFileSync(join(dir, 'token'), TOKEN + '\n', { mode: 0o600 });
     sim = await startSimulator({ auth: 'basic', frozen: true });
+    writeFileSync(join(dir, 'config.yaml'), `video:\n  url: ${api.url}\n  token_file: ${join(dir, 'token')}\n  interval: 1s\n`);
     exporter = await startExporterProcess(
-      [
-        '--wowza.url', sim.url, '--wowza.username', sim.username, '--poll.interval', '1s', '--wowza.timeout', '800ms',
-        '--video.url', `http://127.0.0.1:${(api.address() as AddressInfo).port}/api/v1.11`, '--video.token-file', join(dir, 'token'),
-      ],
+      ['--config', join(dir, 'config.yaml'), '--wowza.url', sim.url, '--wowza.username', sim.username, '--poll.interval', '1s', '--wowza.timeout', '800ms'],
       { WOWZA_PASSWORD: sim.password },
     );
   });
   afterAll(async () => {
     await exporter?.stop();
     await sim?.close();
-    await new Promise((r) => api?.close(r));
+    await api?.close();
   });
 
-  it('exposes info, enabled state and next times, with the token sent and never shown', async () => {
+  it('publishes info, enabled state and next start/stop from a list that holds summaries only', async () => {
     const text = await waitFor('video metrics', async () => {
       const t = await exporter.metrics();
       return t.includes('wowza_video_schedule_info') ? t : undefined;
     });
-    expect(auths[0]).toBe(`Bearer ${TOKEN}`);
+    const info = samples(text, 'wowza_video_schedule_info', { schedule_id: 'sch1' })[0]!;
+    expect(info.labels).toMatchObject({ name: 'Morning show', action_type: 'start_stop', recurrence_type: 'once', state: 'enabled' });
     expect(samples(text, 'wowza_video_schedule_enabled', { schedule_id: 'sch1' })[0]!.value).toBe(1);
     expect(samples(text, 'wowza_video_schedule_enabled', { schedule_id: 'sch2' })[0]!.value).toBe(0);
-    expect(samples(text, 'wowza_video_schedule_next_start_timestamp_seconds', { schedule_id: 'sch1' })[0]!.value).toBeGreaterThan(Date.now() / 1000);
+    const start = api.schedules.get('sch1')!.start_transcoder!;
+    expect(samples(text, 'wowza_video_schedule_next_start_timestamp_seconds', { schedule_id: 'sch1' })[0]!.value).toBe(Date.parse(start) / 1000);
+    expect(samples(text, 'wowza_video_schedule_next_stop_timestamp_seconds', { schedule_id: 'sch1' })[0]!.value).toBe(Date.parse(api.schedules.get('sch1')!.stop_transcoder!) / 1000);
     expect(samples(text, 'wowza_video_schedule_next_start_timestamp_seconds', { schedule_id: 'sch2' })).toEqual([]);
     expect(samples(text, 'wowza_exporter_collector_success', { collector: 'video' })[0]!.value).toBe(1);
+    // The unknown state: the schedule is there, counted once, with no enabled value.
+    expect(samples(text, 'wowza_video_schedule_info', { schedule_id: 'sch3' })[0]!.labels.state).toBe('archived');
+    expect(samples(text, 'wowza_video_schedule_enabled', { schedule_id: 'sch3' })).toEqual([]);
+    expect(samples(text, 'wowza_video_unknown_values_total', { field: 'state' })[0]!.value).toBe(1);
+    expect(exporter.output()).toMatch(/value the API reference does not list/);
     expect(text).not.toContain('video-token-secret');
     expect(exporter.output()).not.toContain('video-token-secret');
+  });
+
+  it('asks for each schedule once, then only for the list while nothing changes', async () => {
+    const lists = api.requests.get('GET /schedules') ?? 0;
+    await waitFor('two more polls', () => ((api.requests.get('GET /schedules') ?? 0) >= lists + 2 ? true : undefined), 10_000);
+    expect(api.requests.get('GET /schedules/{id}')).toBe(3);
   });
 
   it.skipIf(missingTool('promtool', PROMTOOL, 'promtool check metrics with video metrics'))('promtool check metrics stays clean', async () => {

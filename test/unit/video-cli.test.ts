@@ -116,19 +116,20 @@ afterAll(() => {
 });
 
 describe('schedules list', () => {
-  it('prints a table with next start and stop, control characters neutralised', async () => {
-    api().get('/api/v1.11/schedules').query(true).reply(200, { schedules: SCHEDULES });
+  it('prints what the list gives (limited details), control characters neutralised, and says how to see the rest', async () => {
+    const summaries = SCHEDULES.map(({ id, name, state, transcoder_id }) => ({ id, name, state, transcoder_id, updated_at: '2025-06-01T00:00:00Z' }));
+    api().get('/api/v1.11/schedules').query(true).reply(200, { schedules: summaries });
     const c = fakeIo();
     expect(await listSchedulesCommand(conn, { json: false }, c.io)).toBe(0);
     expect(c.out()).toBe(
       [
-        'ID      NAME          STATE     ACTION      RECURRENCE     TRANSCODER  NEXT START (UTC)      NEXT STOP (UTC)',
-        'abc123  Morning show  enabled   start_stop  recur mon,fri  txA         2025-06-06 09:00:00Z  2025-06-06 10:00:00Z',
-        'def456  Bad?[31mname  disabled  stop        once           txB         -                     -',
+        'ID      NAME          STATE     TRANSCODER  UPDATED',
+        'abc123  Morning show  enabled   txA         2025-06-01T00:00:00Z',
+        'def456  Bad?[31mname  disabled  txB         2025-06-01T00:00:00Z',
         '',
       ].join('\n'),
     );
-    expect(c.err()).toBe('');
+    expect(c.err()).toBe('The list shows what GET /schedules gives; action, recurrence, times and the next start/stop: wowza-exporter schedules get <id>\n');
   });
 
   it('--json prints the schedules as the API returned them', async () => {
@@ -184,6 +185,18 @@ describe('schedules update', () => {
     expect((await cli([...args, '--video.url', URL_, '--video.token-file', tokenFile], c.io)).code).toBe(0);
     expect(sent).toEqual({ schedule: { name: 'Renamed', start_transcoder: '2025-07-01 06:00:00', recurrence_data: 'tuesday' } });
     expect(c.out()).toMatch(/^Updated schedule abc123\.\nid {16}abc123\nname {14}Renamed\n/);
+  });
+
+  it('exits 0 when the PATCH was applied and the answer holds a value the reference does not list, with a note', async () => {
+    api()
+      .patch('/api/v1.11/schedules/abc123')
+      .reply(200, { schedule: { ...SCHEDULES[0], name: 'Renamed', state: 'paused', action_type: 'restart' } });
+    const c = fakeIo();
+    expect(await updateScheduleCommand(conn, 'abc123', { name: 'Renamed' }, { json: false }, c.io)).toBe(0);
+    expect(c.out()).toMatch(/^Updated schedule abc123\./);
+    expect(c.out()).toMatch(/state {13}paused/);
+    expect(c.err()).toContain('note: state "paused" is not a value the API reference lists');
+    expect(c.err()).toContain('note: action_type "restart" is not a value the API reference lists');
   });
 
   const invalid: Array<[string, string[], string]> = [

@@ -401,15 +401,19 @@ describe('pagination', () => {
 });
 
 describe('bad responses and transport', () => {
-  it('names the field of an invalid schedule', async () => {
+  it('keeps values the reference does not list, and names the field of an item without an id', async () => {
     api()
       .get('/api/v1.11/schedules')
       .query(true)
       .reply(200, { schedules: [schedule(), schedule({ id: 'x2', state: 'paused', start_transcoder: 'tomorrow' })] });
+    expect((await client().listSchedules()).map((s) => [s.id, s.state])).toEqual([
+      ['abc123', 'enabled'],
+      ['x2', 'paused'],
+    ]);
+    api().get('/api/v1.11/schedules').query(true).reply(200, { schedules: [schedule(), { name: 'no id' }] });
     const err = await failure(client().listSchedules());
     expect(err).toBeInstanceOf(VideoUnparsableError);
-    expect(err.message).toContain('schedules[1].state');
-    expect(err.message).toContain('schedules[1].start_transcoder: expected a UTC time');
+    expect(err.message).toContain('schedules[1].id');
   });
 
   it('a 200 that is not JSON', async () => {

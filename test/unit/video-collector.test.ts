@@ -1,73 +1,69 @@
 import { spawnSync } from 'node:child_process';
-import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Counter, Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger, type Logger } from '../../src/logger.js';
 import { mergeRendered, renderSet } from '../../src/metrics/exposition.js';
+import { startVideoSimulator, videoSchedule, type VideoSimulator } from '../../src/simulator/video/index.js';
 import { VideoClient } from '../../src/video/client.js';
-import { collectVideoSchedules } from '../../src/video/schedules-collector.js';
+import { VideoSchedulesCollector } from '../../src/video/schedules-collector.js';
 
-const ORIGIN = 'https://api.video.test';
 const TOKEN = 'collector-test-token';
 // Wednesday.
 const NOW = new Date('2025-06-04T12:00:00Z');
 
 const SCHEDULES = [
-  {
-    id: 'once1',
+  videoSchedule('once1', {
     name: 'Launch "event" \\ day\ntwo',
-    state: 'enabled',
     transcoder_id: 'txA',
     transcoder_name: 'Camera A',
     action_type: 'start_stop',
     recurrence_type: 'once',
-    start_transcoder: '2025-06-05T09:00:00.000Z',
-    stop_transcoder: '2025-06-05T10:30:00.000Z',
-  },
-  {
-    id: 'weekly',
+    start_transcoder: '2025-06-05T09:00:00Z',
+    stop_transcoder: '2025-06-05T10:30:00Z',
+    updated_at: '2025-06-01T00:00:00Z',
+  }),
+  videoSchedule('weekly', {
     name: 'Weekly sermon',
-    state: 'enabled',
     transcoder_id: 'txB',
     action_type: 'start',
     recurrence_type: 'recur',
     recurrence_data: 'sunday',
-    start_transcoder: '2025-01-05T08:00:00.000Z',
-    start_repeat: '2025-01-05T00:00:00.000Z',
-    end_repeat: '2025-12-28T00:00:00.000Z',
-  },
-  {
-    id: 'off',
-    name: 'Paused',
-    state: 'disabled',
-    transcoder_id: 'txC',
-    action_type: 'stop',
-    recurrence_type: 'once',
-    stop_transcoder: '2025-07-01T00:00:00.000Z',
-  },
-  { id: 'old', name: 'Last year', state: 'expired', transcoder_id: null, action_type: 'start', recurrence_type: 'once', start_transcoder: '2024-01-01T00:00:00.000Z' },
+    start_transcoder: '2025-01-05T08:00:00Z',
+    stop_transcoder: null,
+    start_repeat: '2025-01-05T00:00:00Z',
+    end_repeat: '2025-12-28T00:00:00Z',
+    updated_at: '2025-06-01T00:00:00Z',
+  }),
+  videoSchedule('off', { name: 'Paused', state: 'disabled', transcoder_id: 'txC', action_type: 'stop', stop_transcoder: '2025-07-01T00:00:00Z', updated_at: '2025-06-01T00:00:00Z' }),
+  videoSchedule('old', { name: 'Last year', state: 'expired', transcoder_id: '', action_type: 'start', start_transcoder: '2024-01-01T00:00:00Z', updated_at: '2024-01-01T00:00:00Z' }),
 ];
-
-const client = () => new VideoClient({ url: `${ORIGIN}/api/v1.11`, token: TOKEN, perPage: 3 });
 
 function byId(samples: { labels: Readonly<Record<string, string>>; value: number }[]): Record<string, number> {
   return Object.fromEntries(samples.map((s) => [s.labels.schedule_id, s.value]));
 }
 
-beforeAll(() => nock.disableNetConnect());
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+let api: VideoSimulator | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
 
-describe('collectVideoSchedules', () => {
-  it('exposes info, enabled and next start/stop for every schedule across pages', async () => {
-    nock(ORIGIN, { reqheaders: { authorization: `Bearer ${TOKEN}` } })
-      .get('/api/v1.11/schedules')
-      .query({ page: '1', per_page: '3' })
-      .reply(200, { schedules: SCHEDULES.slice(0, 3), pagination: { page: 1, per_page: 3, total_pages: 2, total_records: 4 } })
-      .get('/api/v1.11/schedules')
-      .query({ page: '2', per_page: '3' })
-      .reply(200, { schedules: SCHEDULES.slice(3), pagination: { page: 2, per_page: 3, total_pages: 2, total_records: 4 } });
+function collector(sim: VideoSimulator, o: { perPage?: number; logger?: Logger; sleep?: (ms: number) => Promise<void> } = {}) {
+  const registry = new Registry();
+  const unknown = new Counter({ name: 'wowza_video_unknown_values_total', help: 'x', labelNames: ['field'], registers: [registry] });
+  const client = new VideoClient({ url: sim.url, token: TOKEN, perPage: o.perPage, ...(o.sleep ? { sleep: o.sleep } : {}) });
+  return { c: new VideoSchedulesCollector(client, { logger: o.logger ?? silentLogger(), unknownValues: unknown }), registry };
+}
+const requests = (sim: VideoSimulator, route: string) => sim.requests.get(route) ?? 0;
 
-    const set = await collectVideoSchedules(client(), NOW);
+describe('VideoSchedulesCollector', () => {
+  it('lists summaries, reads each schedule once, and exposes info, enabled and next start/stop across pages', async () => {
+    api = await startVideoSimulator({ token: TOKEN, schedules: SCHEDULES, pageSize: 3 });
+    const { c } = collector(api, { perPage: 3 });
+    const set = await c.collect(NOW);
 
+    expect(requests(api, 'GET /schedules')).toBe(2);
+    expect(requests(api, 'GET /schedules/{id}')).toBe(4);
     expect(set.samples('wowza_video_schedule_info')).toEqual([
       {
         labels: { schedule_id: 'once1', name: 'Launch "event" \\ day\ntwo', transcoder_id: 'txA', action_type: 'start_stop', recurrence_type: 'once', state: 'enabled' },
@@ -89,21 +85,93 @@ describe('collectVideoSchedules', () => {
     expect(text).toContain('wowza_video_schedule_info{schedule_id="once1",name="Launch \\"event\\" \\\\ day\\ntwo"');
     expect(text).toContain('wowza_video_schedule_next_start_timestamp_seconds{schedule_id="weekly"} 1749369600\n');
     expect(text).not.toContain(TOKEN);
-
     const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     if (!promtool.error) expect(`${promtool.stdout}${promtool.stderr}`.trim()).toBe('');
   });
 
-  it('an empty account gives an empty set', async () => {
-    nock(ORIGIN).get('/api/v1.11/schedules').query(true).reply(200, { schedules: [] });
-    expect((await collectVideoSchedules(client(), NOW)).size).toBe(0);
+  it('reuses a schedule while the list shows the same updated_at, asks again when it changes, and forgets deleted ones', async () => {
+    api = await startVideoSimulator({ token: TOKEN, schedules: SCHEDULES });
+    const { c } = collector(api);
+    await c.collect(NOW);
+    expect(requests(api, 'GET /schedules/{id}')).toBe(4);
+
+    // A steady account: one list request per poll, nothing else.
+    await c.collect(NOW);
+    expect(requests(api, 'GET /schedules')).toBe(2);
+    expect(requests(api, 'GET /schedules/{id}')).toBe(4);
+
+    // A change moves updated_at: only that schedule is read again, and its new values are exported.
+    api.schedules.patch('once1', { schedule: { start_transcoder: '2025-06-06 09:00:00' } });
+    const changed = await c.collect(NOW);
+    expect(requests(api, 'GET /schedules/{id}')).toBe(5);
+    expect(byId(changed.samples('wowza_video_schedule_next_start_timestamp_seconds')).once1).toBe(Date.parse('2025-06-06T09:00:00Z') / 1000);
+
+    // Deleted: gone from the list, gone from the metrics; one deleted between list and detail is left out.
+    api.schedules.delete('old');
+    expect(byId((await c.collect(NOW)).samples('wowza_video_schedule_enabled'))).toEqual({ once1: 1, weekly: 1, off: 0 });
+    api.schedules.put(videoSchedule('late', { updated_at: '2025-06-02T00:00:00Z' }));
+    const real = api.schedules;
+    const racing = { listSchedulePages: async () => ({ schedules: [...real.summaries(), { id: 'gone', state: 'enabled', updated_at: 'x' }], truncated: false }), getSchedule: (id: string) => new VideoClient({ url: api!.url, token: TOKEN }).getSchedule(id) };
+    const c2 = new VideoSchedulesCollector(racing, { logger: silentLogger(), unknownValues: new Counter({ name: 'u2', help: 'x', labelNames: ['field'], registers: [] }) });
+    expect(Object.keys(byId((await c2.collect(NOW)).samples('wowza_video_schedule_info'))).sort()).toEqual(['late', 'off', 'once1', 'weekly']);
   });
 
-  it('a failed list throws, so no stale or partial values are kept', async () => {
-    nock(ORIGIN)
-      .get('/api/v1.11/schedules')
-      .query(true)
-      .reply(401, { meta: { status: 401, code: 'ERR-401-InvalidToken', title: 'Invalid Token Error', message: 'Invalid token.', description: '', links: [] } });
-    await expect(collectVideoSchedules(client(), NOW)).rejects.toThrow('GET /schedules: HTTP 401 ERR-401-InvalidToken');
+  it('keeps a schedule with a value the reference does not list, exports what is known, and counts it once', async () => {
+    api = await startVideoSimulator({
+      token: TOKEN,
+      schedules: [
+        videoSchedule('new-state', { state: 'paused', start_transcoder: '2025-06-05T09:00:00Z' }),
+        videoSchedule('new-action', { action_type: 'restart', start_transcoder: '2025-06-05T09:00:00Z' }),
+        videoSchedule('bad-time', { start_transcoder: 'tomorrow morning', stop_transcoder: '2025-06-05T10:00:00Z' }),
+        SCHEDULES[0]!,
+      ],
+    });
+    const warnings: Array<Record<string, unknown>> = [];
+    const logger = { ...silentLogger(), warn: (o: Record<string, unknown>) => warnings.push(o), child: () => logger } as unknown as Logger;
+    const { c, registry } = collector(api, { logger });
+    const set = await c.collect(NOW);
+    await c.collect(NOW);
+
+    expect(Object.keys(byId(set.samples('wowza_video_schedule_info'))).sort()).toEqual(['bad-time', 'new-action', 'new-state', 'once1']);
+    expect(set.samples('wowza_video_schedule_info').find((s) => s.labels.schedule_id === 'new-state')!.labels.state).toBe('paused');
+    // An unknown state says nothing about whether it runs: no enabled value, no next run.
+    expect(byId(set.samples('wowza_video_schedule_enabled'))).toEqual({ 'new-action': 1, 'bad-time': 1, once1: 1 });
+    const starts = byId(set.samples('wowza_video_schedule_next_start_timestamp_seconds'));
+    expect(Object.keys(starts).sort()).toEqual(['once1']);
+    // What is readable of bad-time is still used.
+    expect(byId(set.samples('wowza_video_schedule_next_stop_timestamp_seconds'))['bad-time']).toBe(Date.parse('2025-06-05T10:00:00Z') / 1000);
+
+    const counted = await registry.getSingleMetricAsString('wowza_video_unknown_values_total');
+    expect(counted).toContain('wowza_video_unknown_values_total{field="state"} 1');
+    expect(counted).toContain('wowza_video_unknown_values_total{field="action_type"} 1');
+    expect(counted).toContain('wowza_video_unknown_values_total{field="start_transcoder"} 1');
+    expect(warnings.map((w) => `${w.schedule} ${w.field} ${w.value}`).sort()).toEqual(['bad-time start_transcoder tomorrow morning', 'new-action action_type restart', 'new-state state paused']);
+  });
+
+  it('waits as Retry-After asks on 429 and then succeeds', async () => {
+    api = await startVideoSimulator({ token: TOKEN, schedules: SCHEDULES.slice(0, 1) });
+    const waits: number[] = [];
+    const { c } = collector(api, { sleep: async (ms) => void waits.push(ms) });
+    api.rateLimit(2, 3);
+    const set = await c.collect(NOW);
+    expect(waits).toEqual([3000, 3000]);
+    expect(set.samples('wowza_video_schedule_info')).toHaveLength(1);
+  });
+
+  it('says in a log line when the list looks truncated (exactly full, no pagination)', async () => {
+    api = await startVideoSimulator({ token: TOKEN, schedules: SCHEDULES, truncateAt: 2 });
+    const warnings: string[] = [];
+    const logger = { ...silentLogger(), warn: (_o: unknown, msg: string) => warnings.push(msg), child: () => logger } as unknown as Logger;
+    const { c } = collector(api, { perPage: 2, logger });
+    await c.collect(NOW);
+    await c.collect(NOW);
+    expect(warnings.filter((w) => /exactly full and without pagination/.test(w))).toHaveLength(1);
+  });
+
+  it('an empty account gives an empty set; a failed list throws, so no stale or partial values are kept', async () => {
+    api = await startVideoSimulator({ token: TOKEN, schedules: [] });
+    expect((await collector(api).c.collect(NOW)).size).toBe(0);
+    const wrong = new VideoSchedulesCollector(new VideoClient({ url: api.url, token: 'wrong-token' }), { logger: silentLogger(), unknownValues: new Counter({ name: 'u3', help: 'x', labelNames: ['field'], registers: [] }) });
+    await expect(wrong.collect(NOW)).rejects.toThrow('GET /schedules: HTTP 401 ERR-401-InvalidToken');
   });
 });
