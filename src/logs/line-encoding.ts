@@ -1,9 +1,9 @@
 import { compileRecordFilter, type RecordFilter, type RecordFilterSpec } from './record-filter.js';
 import { redactSecrets } from './secret-redaction.js';
 import { categoryLabel, eventLabel, severityLabel } from './vocabulary.js';
-import { addDocument, type LogEntry } from './log-entry.js';
+import { addDocument, documentPrefix, type LogEntry } from './log-entry.js';
 import { Utf8Builder } from '../utf8-builder.js';
-import { quotedRecordJson, W3cLogParser, type LogRecord, type ParsedLine } from './w3c-parser.js';
+import { cleanForJson, documentJson, quotedRecordJson, recordJson, W3cLogParser, type LogRecord, type ParsedLine } from './w3c-parser.js';
 
 /**
  * The CPU-heavy part of shipping a log line, kept free of I/O and shared state so it can run on the
@@ -105,6 +105,8 @@ export class LineEncoder {
     const severities = new Map<string, number>();
     const events = new Map<string, [string, string, number]>();
     const { lines } = segment;
+    // The head of every document of this segment, up to the record's first key.
+    const head = `${documentPrefix(server, logType)},`;
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       const text = this.settings.redactSecrets ? redactSecrets(line) : line;
@@ -120,7 +122,11 @@ export class LineEncoder {
       out.index.push(i);
       out.redacted.push(text === line ? null : text);
       if (documents) {
-        addDocument(bytes, server, logType, record, JSON.stringify(record));
+        // One string per document, written by the record's layout class (a record with its own `server` or
+        // `log_type` column, or of a layout that was not compiled, takes the general way).
+        const doc = 'server' in record || 'log_type' in record ? undefined : documentJson(record, head, cleanForJson(text));
+        if (doc !== undefined) bytes.add(doc);
+        else addDocument(bytes, server, logType, record, recordJson(record));
         out.ends.push(bytes.byteLength);
       }
       if (loki) {

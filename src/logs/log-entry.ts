@@ -54,7 +54,8 @@ export function addDocument(out: { add(text: string): unknown }, server: string,
 // `{"server":…,"log_type":…` of recent (server, log type) pairs.
 const prefixes = new Map<string, string>();
 
-function documentPrefix(server: string, logType: string): string {
+/** `{"server":…,"log_type":…` of a (server, log type): the head of each of its documents. */
+export function documentPrefix(server: string, logType: string): string {
   const key = `${server}\u0000${logType}`;
   let prefix = prefixes.get(key);
   if (prefix === undefined) {

@@ -69,9 +69,30 @@ const RESERVED_NAMES = new Set(['timestamp', 'raw', 'parse_error', '__proto__', 
 
 /** The record's JSON as a JSON string (a Loki line), written by its layout's class; see quotedRecordJson. */
 const QUOTED_JSON = Symbol('quotedJson');
+/** The record's JSON after a given head, written by its layout's class; see recordJson and documentJson. */
+const RECORD_JSON = Symbol('recordJson');
+/** The same for a line known to hold nothing JSON escapes: no value is checked. */
+const CLEAN_RECORD_JSON = Symbol('cleanRecordJson');
+
+/**
+ * What JSON.stringify escapes, in a whole line but its tab separators: a line without any of it has values that
+ * are all written as they are. One test of the line instead of one per value.
+ */
+// eslint-disable-next-line no-control-regex -- the characters JSON.stringify escapes
+const NEEDS_ESCAPING = /["\\\u0000-\u0008\u000a-\u001f\ud800-\udfff]/;
+
+/** Whether no value parsed from `line` (a record line, split on tabs) needs escaping in JSON. */
+export function cleanForJson(line: string): boolean {
+  return !NEEDS_ESCAPING.test(line);
+}
 
 // eslint-disable-next-line no-control-regex -- the characters JSON.stringify escapes, in a value written twice
 const ESCAPED_TWICE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string value of a record as JSON: `"value"`, escaped by JSON.stringify only when it needs escaping. */
+function jsonValue(value: string): string {
+  return ESCAPED_TWICE.test(value) ? JSON.stringify(value) : `"${value}"`;
+}
 
 /** A string value of a record as it appears inside the quoted JSON: `\"value\"`. */
 function quotedValue(value: string): string {
@@ -96,6 +117,9 @@ function compileRecord(layout: Omit<Layout, 'build'>): RecordBuilder | undefined
   // The key of each column as it appears inside the quoted JSON, e.g. `,\"c-ip\":`.
   const quotedKey = (name: string, first: boolean) => JSON.stringify(`${first ? '' : ','}${JSON.stringify(JSON.stringify(name)).slice(1, -1)}:`);
   const quoted: string[] = [`'"{' + ${quotedKey('timestamp', true)} + ((x = this.timestamp) === null ? 'null' : quotedValue(x))`];
+  const plainKey = (name: string, first: boolean) => JSON.stringify(`${first ? '' : ','}${JSON.stringify(name)}:`);
+  const plain: string[] = [`head + ${plainKey('timestamp', true)} + ((x = this.timestamp) === null ? 'null' : jsonValue(x))`];
+  const clean: string[] = [`head + ${plainKey('timestamp', true)} + ((x = this.timestamp) === null ? 'null' : '"' + x + '"')`];
   fields.forEach((name, i) => {
     if (withTime && TIME_FIELDS.has(name)) return;
     const key = JSON.stringify(name);
@@ -103,13 +127,46 @@ function compileRecord(layout: Omit<Layout, 'build'>): RecordBuilder | undefined
     assign.push(`this[${key}] = ${read};`);
     const value = layout.numeric[i] ? `typeof x === 'number' ? '' + x : quotedValue(x)` : 'quotedValue(x)';
     quoted.push(`${quotedKey(name, false)} + ((x = this[${key}]) === null ? 'null' : ${value})`);
+    const plainValue = layout.numeric[i] ? `typeof x === 'number' ? '' + x : jsonValue(x)` : 'jsonValue(x)';
+    plain.push(`${plainKey(name, false)} + ((x = this[${key}]) === null ? 'null' : ${plainValue})`);
+    const cleanValue = layout.numeric[i] ? `typeof x === 'number' ? '' + x : '"' + x + '"'` : `'"' + x + '"'`;
+    clean.push(`${plainKey(name, false)} + ((x = this[${key}]) === null ? 'null' : ${cleanValue})`);
   });
   const source = `
     class LogRecord { constructor(v, timestamp, numeric) { ${assign.join(' ')} } }
     LogRecord.prototype[QUOTED_JSON] = function () { let x; return ${quoted.join(' + ')} + '}"'; };
+    LogRecord.prototype[RECORD_JSON] = function (head) { let x; return ${plain.join(' + ')} + '}'; };
+    LogRecord.prototype[CLEAN_RECORD_JSON] = function (head) { let x; return ${clean.join(' + ')} + '}'; };
     return LogRecord;`;
   // Generated from JSON-quoted names only.
-  return new Function('QUOTED_JSON', 'quotedValue', source)(QUOTED_JSON, quotedValue) as RecordBuilder;
+  return new Function('QUOTED_JSON', 'RECORD_JSON', 'CLEAN_RECORD_JSON', 'quotedValue', 'jsonValue', source)(
+    QUOTED_JSON,
+    RECORD_JSON,
+    CLEAN_RECORD_JSON,
+    quotedValue,
+    jsonValue,
+  ) as RecordBuilder;
+}
+
+type JsonWriter = (this: LogRecord, head: string) => string;
+
+/**
+ * `head` followed by the record's JSON without its `{`, written in one pass by the layout's class; undefined for
+ * records of the generic path. `clean`: the line the record came from passed cleanForJson, so no value is
+ * checked for escaping. `documentJson(r, '{', ...)` is `JSON.stringify(r)`, byte for byte.
+ */
+export function documentJson(record: LogRecord, head: string, clean: boolean): string | undefined {
+  const write = (record as { [RECORD_JSON]?: JsonWriter; [CLEAN_RECORD_JSON]?: JsonWriter })[clean ? CLEAN_RECORD_JSON : RECORD_JSON];
+  return write ? write.call(record, head) : undefined;
+}
+
+/**
+ * `JSON.stringify(record)`, byte for byte: written in one pass by the layout's class for compiled records
+ * (numbers as `'' + n`, which is what JSON.stringify writes for the finite numbers a record holds; strings
+ * escaped by JSON.stringify itself whenever they need it). About half the work of JSON.stringify on V8 11.
+ */
+export function recordJson(record: LogRecord): string {
+  return documentJson(record, '{', false) ?? JSON.stringify(record);
 }
 
 /** `JSON.stringify(JSON.stringify(record))`: written in one pass for records of compiled layouts. */

@@ -12,7 +12,7 @@ import { compileRecordFilter } from '../../src/logs/record-filter.js';
 import { redactSecrets } from '../../src/logs/secret-redaction.js';
 import { isoUtc, TimestampConverter, toUtcTimestamp } from '../../src/logs/timestamp.js';
 import { severityLabel } from '../../src/logs/vocabulary.js';
-import { quotedRecordJson, W3cLogParser, type LogRecord } from '../../src/logs/w3c-parser.js';
+import { quotedRecordJson, recordJson, W3cLogParser, type LogRecord } from '../../src/logs/w3c-parser.js';
 import { ACCESS_LOG_FIELDS } from '../helpers/memory-log-source.js';
 
 /**
@@ -154,7 +154,7 @@ describe('log line encoding', () => {
     );
   });
 
-  it('writes Loki lines as JSON.stringify(JSON.stringify(record)) does, whatever the characters', () => {
+  it('writes records and Loki lines as JSON.stringify(record) and JSON.stringify(JSON.stringify(record)) do, whatever the characters', () => {
     const odd = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 12 }),
       fc.constantFrom('\u0001', '\u001f', '\u2028', '\u2029', '\ud800', '\udfff', '🎥', '"', '\\', '-', '12', '1.50', '-0'),
@@ -168,6 +168,7 @@ describe('log line encoding', () => {
         for (const p of [parsed, generic]) {
           if (p.kind !== 'record') continue;
           expect(quotedRecordJson(p.record)).toBe(JSON.stringify(JSON.stringify(p.record)));
+          expect(recordJson(p.record)).toBe(JSON.stringify(p.record));
         }
       }),
       { numRuns: 2000 },
@@ -176,6 +177,7 @@ describe('log line encoding', () => {
     if (named.kind !== 'record') throw new Error('expected a record');
     expect(Object.keys(named.record)).toEqual(['timestamp', 'a"b', 'c\\d', 'ü∞']);
     expect(quotedRecordJson(named.record)).toBe(JSON.stringify(JSON.stringify(named.record)));
+    expect(recordJson(named.record)).toBe(JSON.stringify(named.record));
   });
 
   it('ships lines it failed to encode as raw records with a parse_error, never drops them', () => {
