@@ -172,6 +172,18 @@ async function samplesOf(registry: Registry, name: string): Promise<Sample[]> {
   return (await metric.get()).values as Sample[];
 }
 
+/** `wowza_webhook_events_total` summed over applications: one row per server and event. */
+async function eventCounts(registry: Registry): Promise<Array<{ server: string; event: string; count: number }>> {
+  const rows = new Map<string, { server: string; event: string; count: number }>();
+  for (const s of await samplesOf(registry, 'wowza_webhook_events_total')) {
+    const key = `${s.labels.server}\u0000${s.labels.event}`;
+    const row = rows.get(key) ?? { server: String(s.labels.server), event: String(s.labels.event), count: 0 };
+    row.count += s.value;
+    rows.set(key, row);
+  }
+  return [...rows.values()];
+}
+
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
 export async function buildStatus(src: StatusSources): Promise<Status> {
@@ -261,7 +273,7 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
     for (const s of await samplesOf(registry, 'wowza_webhook_rejected_total')) rejected[String(s.labels.reason)] = (rejected[String(s.labels.reason)] ?? 0) + s.value;
     const last = src.webhooks.lastEvent;
     webhooks = {
-      events: (await samplesOf(registry, 'wowza_webhook_events_total')).map((s) => ({ server: String(s.labels.server), event: String(s.labels.event), count: s.value })),
+      events: await eventCounts(registry),
       rejected,
       last_event: last ? { name: last.name, server: last.server, at: new Date(last.at).toISOString() } : null,
     };

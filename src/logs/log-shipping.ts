@@ -190,6 +190,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     for (const r of mine) {
       running.splice(running.indexOf(r), 1);
       metrics.forget(r.server, r.logType, sinks.map((s) => s.name));
+      lastErrors.delete(`${r.server}\u0000${r.logType}`);
     }
     await savePositions();
     logger.info({ server }, 'stopped following the logs of a server that is no longer polled');

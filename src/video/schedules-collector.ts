@@ -47,7 +47,17 @@ export class VideoSchedulesCollector {
     for (const id of this.details.keys()) if (!listed.has(id)) this.details.delete(id);
 
     const limit = pLimit(this.o.detailConcurrency ?? DETAIL_CONCURRENCY);
-    const schedules = await Promise.all(summaries.map((s) => limit(() => this.detail(s, opts))));
+    const schedules = await Promise.all(
+      summaries.map((s) =>
+        limit(() =>
+          this.detail(s, opts).catch((err: unknown) => {
+            // The poll fails with this error: the details still queued would be asked for nothing.
+            limit.clearQueue();
+            throw err;
+          }),
+        ),
+      ),
+    );
     const set = new MetricSet();
     const seen = new Set<string>();
     for (const s of schedules) {
