@@ -33,6 +33,7 @@ th { font-size: 12px; text-transform: uppercase; letter-spacing: .03em; color: v
 tr.bad td { background: var(--bad-bg); }
 td.num { white-space: nowrap; }
 .scroll + .scroll { margin-top: 14px; }
+span.err { color: var(--bad); font-weight: 600; }
 td.err { color: var(--bad); word-break: break-word; }
 #banner { display: none; margin: 10px 0; padding: 8px 12px; border-radius: 6px; background: var(--bad-bg); color: var(--bad); }
 #banner.show { display: block; }
@@ -104,8 +105,8 @@ function webhooksSection(w) {
 function videoSection(v) {
   if (!v) return "";
   const rows = v.schedules.map((s) => "<tr><td>" + esc(s.name || s.id) + "</td><td>" + (s.enabled ? pill("ok", s.state) : pill("pending", s.state)) + "</td><td>" + when(s.next_start) + "</td><td>" + when(s.next_stop) + "</td></tr>").join("");
-  return '<h2>Wowza Video schedules</h2><div class="facts"><span>last poll ' + when(v.last_poll) + "</span>" + (v.success === false ? '<span class="err">FAILING: ' + esc(v.reason) + ": " + esc(v.error) + "</span>" : "") + "</div>" +
-    '<div class="scroll"><table><thead><tr><th>schedule</th><th>state</th><th>next start</th><th>next stop</th></tr></thead><tbody>' + (rows || '<tr><td colspan="4" class="muted">no schedules</td></tr>') + "</tbody></table></div>";
+  return '<h2>Wowza Video schedules</h2><div id="video"><div class="facts"><span>last poll ' + when(v.last_poll) + "</span>" + (v.success === false ? '<span class="err">FAILING: ' + esc(v.reason) + ": " + esc(v.error) + "</span>" : "") + "</div>" +
+    '<div class="scroll"><table><thead><tr><th>schedule</th><th>state</th><th>next start</th><th>next stop</th></tr></thead><tbody>' + (rows || '<tr><td colspan="4" class="muted">no schedules</td></tr>') + "</tbody></table></div></div>";
 }
 
 let last;

@@ -7,6 +7,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startVideoSimulator, videoSchedule, type VideoSimulator } from '../../src/simulator/video/index.js';
 import { signHs256 } from '../../src/webhooks/jwt.js';
 import { startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { chromiumPath, missingTool } from '../helpers/prometheus.js';
@@ -26,6 +27,7 @@ describe.skipIf(missingTool('chromium', CHROMIUM, 'the status page in a real bro
   let dir: string;
   let healthy: Simulator;
   let failing: Simulator;
+  let video: VideoSimulator;
   let exporter: RunningExporter;
   let browser: Browser;
   let page: Page;
@@ -37,6 +39,8 @@ describe.skipIf(missingTool('chromium', CHROMIUM, 'the status page in a real bro
     dir = mkdtempSync(join(tmpdir(), 'wowza-status-'));
     writeFileSync(join(dir, 'password'), PASSWORD, { mode: 0o600 });
     writeFileSync(join(dir, 'hook-secret'), HOOK_SECRET, { mode: 0o600 });
+    writeFileSync(join(dir, 'video-token'), 'status-video-token', { mode: 0o600 });
+    video = await startVideoSimulator({ token: 'status-video-token', schedules: [videoSchedule('evening', { name: 'Evening news' })] });
     healthy = await startSimulator({ auth: 'digest', password: PASSWORD, apps: 2, streams: 2, logs: { linesPerSecond: 20 } });
     failing = await startSimulator({ auth: 'basic', password: PASSWORD, apps: 1, streams: 1 });
     clearFault = failing.faults.inject(MACHINE, { type: 'status', status: 500, message: 'Internal error in MachineMonitor' });
@@ -47,6 +51,7 @@ describe.skipIf(missingTool('chromium', CHROMIUM, 'the status page in a real bro
         servers: [server(healthy, 'edge-1'), server(failing, 'edge-2')],
         poll: { interval: '2s' },
         webhooks: { enabled: true, secret_file: join(dir, 'hook-secret') },
+        video: { url: video.url, token_file: join(dir, 'video-token'), interval: '2s' },
         logs: {
           positions_file: join(dir, 'positions.json'),
           dead_letter_file: join(dir, 'dead.ndjson'),
@@ -90,6 +95,7 @@ describe.skipIf(missingTool('chromium', CHROMIUM, 'the status page in a real bro
     await exporter?.stop();
     await healthy?.close();
     await failing?.close();
+    await video?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -103,6 +109,8 @@ describe.skipIf(missingTool('chromium', CHROMIUM, 'the status page in a real bro
     const healthyCard = await page.$eval('[data-server="edge-1"]', (el) => el.textContent ?? '');
     expect(healthyCard).toMatch(/UP/);
     expect(healthyCard).not.toMatch(/FAILING/);
+    const schedules = await page.waitForFunction(() => document.querySelector('#video')?.textContent?.includes('Evening news') && document.querySelector('#video')!.textContent, { timeout: 15_000 });
+    expect(String(await schedules.jsonValue())).toMatch(/Evening news\s*enabled\s*in \d+ h/);
     const hooks = await page.$eval('#webhooks', (el) => el.textContent ?? '');
     expect(hooks).toMatch(/last event: stream\.started from edge-1/);
     expect(hooks).toMatch(/rejected: unauthorized: 1/);
