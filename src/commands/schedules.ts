@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../config/errors.js';
 import { DEFAULT_VIDEO_URL, VideoClient } from '../video/client.js';
-import { VideoError, VideoInputError, type VideoInputIssue } from '../video/errors.js';
+import { VideoError, VideoInputError, VideoUnparsableError, type VideoInputIssue } from '../video/errors.js';
 import { validateSchedulePatch, type PatchField, type SchedulePatchInput } from '../video/schedule-patch.js';
 import { scheduleDetail, scheduleTable } from '../video/schedule-table.js';
 import { unknownValues, type Schedule } from '../video/schedule.js';
@@ -124,7 +124,7 @@ export function listSchedulesCommand(conn: VideoConnection, opts: OutputOptions,
       // The list gives limited details per schedule (shared/wowza-api.md): the rest is one request per schedule.
       if (schedules.length > 0) io.stderr.write('The list shows what GET /schedules gives; action, recurrence, times and the next start/stop: wowza-exporter schedules get <id>\n');
     }
-    if (truncated) io.stderr.write(`wowza-exporter: warning: the list came back exactly full (${schedules.length}) without pagination; there may be more schedules\n`);
+    if (truncated) io.stderr.write(`wowza-exporter: warning: the list looks truncated (${truncated}); there may be more schedules\n`);
     return EXIT.ok;
   });
 }
@@ -155,7 +155,17 @@ export function updateScheduleCommand(conn: VideoConnection, id: string, flags: 
       throw new ConfigError(`nothing to update: give at least one of ${Object.values(FLAG_OF).join(', ')}`);
     }
     const body = validateSchedulePatch(patch);
-    const updated = await connect(conn, io).updateSchedule(scheduleId, body);
+    let updated: Schedule;
+    try {
+      updated = await connect(conn, io).updateSchedule(scheduleId, body);
+    } catch (err) {
+      // A 2xx answer means the PATCH was applied (reference, section 4: "200, body {schedule}"); an answer that
+      // cannot be read is worth a warning, not exit 1 (a script would think the change had not been made).
+      if (!(err instanceof VideoUnparsableError) || err.status === undefined || err.status < 200 || err.status > 299) throw err;
+      io.stdout.write(opts.json ? json({ id: scheduleId, updated: true }) : `Updated schedule ${scheduleId}.\n`);
+      io.stderr.write(`wowza-exporter: warning: the update was applied (HTTP ${err.status}) but its answer could not be read (${err.message}); see it with: wowza-exporter schedules get ${scheduleId}\n`);
+      return EXIT.ok;
+    }
     io.stdout.write(opts.json ? json(updated) : `Updated schedule ${scheduleId}.\n${scheduleDetail(updated, io.now())}`);
     // The PATCH was applied: a value the reference does not list in the answer is worth a note, not a failure.
     noteUnknown(io, updated);

@@ -12,7 +12,7 @@ import {
   VideoUnparsableError,
   type VideoErrorMeta,
 } from './errors.js';
-import { hasNextPage } from './pagination.js';
+import { hasNextPage, type Pagination } from './pagination.js';
 import { parseRetryAfter } from './retry-after.js';
 import { ScheduleEnvelopeSchema, ScheduleListSchema, type Schedule, type ScheduleSummary } from './schedule.js';
 import { validateSchedulePatch, type SchedulePatchInput } from './schedule-patch.js';
@@ -81,6 +81,21 @@ function excerpt(text: string): string | undefined {
   return flat.length > 200 ? `${flat.slice(0, 200)}...` : flat;
 }
 
+/** `GET /schedules`, every page walked. */
+export interface ScheduleListing {
+  schedules: ScheduleSummary[];
+  /** Why the list looks cut short (schedules beyond it may be missing); undefined when it looks complete. */
+  truncated?: string;
+}
+
+/** Whether the walk that stopped at `page` looks cut short, and why. */
+function truncation(p: Pagination | null | undefined, page: number, collected: number, lastPage: number, perPage: number): string | undefined {
+  if (!p) return lastPage >= perPage ? `the list came back exactly full (${lastPage}, per_page ${perPage}) without pagination` : undefined;
+  if (p.total_records !== undefined && collected < p.total_records) return `${collected} schedules read, the pagination counts ${p.total_records}`;
+  if (p.total_pages !== undefined && page < p.total_pages) return `the list ended at page ${page}, the pagination counts ${p.total_pages} pages`;
+  return undefined;
+}
+
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** Typed calls to the Wowza Video schedules API. */
@@ -97,6 +112,12 @@ export class VideoClient {
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly now: () => number;
   private readonly onRequest: VideoRequestObserver | undefined;
+  /**
+   * Epoch ms (on `now`) before which no request is sent: the latest wait a 429 asked for. Shared by every call
+   * of this client, so the requests in flight beside the limited one, and the next poll, wait too instead of
+   * drawing more 429s. Rate limits are not in the reference (section 8: "not shown"); `Retry-After` is HTTP's.
+   */
+  private notBefore = 0;
 
   // The options object is not kept: it holds the token.
   constructor(options: VideoClientOptions) {
@@ -129,12 +150,12 @@ export class VideoClient {
   }
 
   /**
-   * The list and whether it looks truncated. Pagination is not in the reference (it has no list endpoint at all);
-   * the service's other lists page with `page`/`per_page` and a `pagination` object, so that is followed when
-   * present. A last page that came back exactly full without any `pagination` may have had more behind it: the
-   * caller says so in a log line.
+   * The list and, when it looks cut short, why. Pagination is not in the reference (it has no list endpoint at
+   * all); the service's other lists page with `page`/`per_page` and a `pagination` object, so that is followed
+   * when present. A last page that came back exactly full without any `pagination` may have had more behind it,
+   * and so may a walk that ended with fewer schedules than its `pagination` counts: the caller says so.
    */
-  async listSchedulePages(opts: CallOptions = {}): Promise<{ schedules: ScheduleSummary[]; truncated: boolean }> {
+  async listSchedulePages(opts: CallOptions = {}): Promise<ScheduleListing> {
     const out: ScheduleSummary[] = [];
     const seen = new Set<string>();
     for (let page = 1; ; page++) {
@@ -161,7 +182,7 @@ export class VideoClient {
         collected: out.length,
         pagination: body.pagination,
       });
-      if (!more) return { schedules: out, truncated: !body.pagination && body.schedules.length >= this.perPage };
+      if (!more) return { schedules: out, truncated: truncation(body.pagination, page, out.length, body.schedules.length, this.perPage) };
       if (page >= this.maxPages) {
         throw new VideoUnparsableError(this.call(spec), `the list did not end after ${this.maxPages} pages of ${this.perPage}`);
       }
@@ -209,13 +230,13 @@ export class VideoClient {
       json = JSON.parse(answer.text);
     } catch {
       const text = excerpt(this.scrub(answer.text));
-      throw new VideoUnparsableError(this.call(spec), `HTTP ${answer.status} body is not JSON${text ? `: ${text}` : ''}`);
+      throw new VideoUnparsableError(this.call(spec), `HTTP ${answer.status} body is not JSON${text ? `: ${text}` : ''}`, answer.status);
     }
     const result = schema.safeParse(json);
     if (!result.success) {
       const issues = result.error.issues.slice(0, 5).map((i) => `${formatPath(i.path)}: ${i.message}`);
       const more = result.error.issues.length > 5 ? ` (and ${result.error.issues.length - 5} more)` : '';
-      throw new VideoUnparsableError(this.call(spec), this.scrub(issues.join('; ') + more));
+      throw new VideoUnparsableError(this.call(spec), this.scrub(issues.join('; ') + more), answer.status);
     }
     return result.data;
   }
@@ -234,6 +255,7 @@ export class VideoClient {
     const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
 
     for (let attempt = 0; ; attempt++) {
+      await this.waitForRateLimit(call, spec.signal);
       const answer = await this.exchange(spec, call, url, headers, payload);
       if (answer.status >= 200 && answer.status < 300) return answer;
       if (answer.status >= 300 && answer.status < 400) {
@@ -242,17 +264,31 @@ export class VideoClient {
       const { meta, text } = this.errorBody(answer.text);
       if (answer.status !== 429) throw new VideoHttpError(call, answer.status, meta, text);
 
-      const asked = parseRetryAfter(answer.retryAfter, this.now());
+      const now = this.now();
+      const asked = parseRetryAfter(answer.retryAfter, now);
+      // Without Retry-After: 1 s, 2 s, 4 s ... within the same bound. Either way every call of this client waits.
+      this.notBefore = Math.max(this.notBefore, now + (asked ?? Math.min(1000 * 2 ** attempt, this.maxRetryDelayMs)));
       if (attempt >= this.maxRetries) {
         throw new VideoRateLimitError(call, meta, text, `still HTTP 429 after ${this.maxRetries} ${this.maxRetries === 1 ? 'retry' : 'retries'}`);
       }
       if (asked !== undefined && asked > this.maxRetryDelayMs) {
         throw new VideoRateLimitError(call, meta, text, `asked to wait ${Math.ceil(asked / 1000)} s, longer than the ${this.maxRetryDelayMs / 1000} s this client waits`);
       }
-      // Without Retry-After: 1 s, 2 s, 4 s ... within the same bound.
-      await this.sleep(asked ?? Math.min(1000 * 2 ** attempt, this.maxRetryDelayMs), spec.signal);
-      if (spec.signal?.aborted) throw new VideoAbortedError(call);
     }
+  }
+
+  /**
+   * Holds a request until the wait the API last asked for has passed. A wait longer than this client's bound
+   * fails at once, without sending (a later call, e.g. the next poll, tries again once the time has come).
+   */
+  private async waitForRateLimit(call: string, signal: AbortSignal | undefined): Promise<void> {
+    const wait = this.notBefore - this.now();
+    if (wait <= 0) return;
+    if (wait > this.maxRetryDelayMs) {
+      throw new VideoRateLimitError(call, {}, undefined, `not sent: the API asked (Retry-After) not to be called before ${new Date(this.notBefore).toISOString()}`);
+    }
+    await this.sleep(wait, signal);
+    if (signal?.aborted) throw new VideoAbortedError(call);
   }
 
   /** One HTTP round trip within the deadline, body read and size-bounded. */

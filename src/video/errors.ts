@@ -81,7 +81,12 @@ export class VideoNetworkError extends VideoError {
 
 export class VideoUnparsableError extends VideoError {
   readonly kind = 'unparsable';
-  constructor(readonly call: string, detail: string) {
+  constructor(
+    readonly call: string,
+    detail: string,
+    /** The HTTP status of the answer that could not be read, when there was one (a 2xx: the call took effect). */
+    readonly status?: number,
+  ) {
     super(`${call}: unexpected response: ${detail}`);
   }
 }

@@ -1,4 +1,7 @@
 /**
+ * The Wowza Video reference is silent on rate limits ("Rate limits and other limits: not shown", section 8) and
+ * on 429; this follows HTTP's own `Retry-After` (RFC 9110, section 10.2.3).
+ *
  * Milliseconds to wait from a `Retry-After` header: delta-seconds (`120`) or an HTTP date
  * (`Wed, 21 Oct 2015 07:28:00 GMT`). Undefined when absent or unreadable; a date in the past means 0.
  */

@@ -10,7 +10,7 @@ import { actionType, recurrenceType, SCHEDULE_STATES, unknownValues, type Schedu
 
 /** Detail requests in flight at once: the API's rate limit is not documented, so few. */
 const DETAIL_CONCURRENCY = 4;
-/** (schedule, field, value) triples already reported; bounded so a churning account cannot grow it forever. */
+/** (schedule, field, value) triples already counted, (field, value) pairs already logged; bounded so a churning account cannot grow them forever. */
 const MAX_REPORTED = 10_000;
 
 export interface VideoSchedulesOptions {
@@ -24,12 +24,15 @@ export interface VideoSchedulesOptions {
  * Wowza Video schedules as metrics. `GET /schedules` gives limited details per schedule; action, recurrence and
  * times come from `GET /schedules/{id}` (shared/wowza-api.md, "Wowza Video API"). Details are fetched with a
  * bounded concurrency and kept while the list shows the same `updated_at`, so a steady account costs one list
- * request per poll. A 429 is retried by the client as `Retry-After` asks. A schedule deleted between the list and
- * its detail (404, or 410 "deleted" as PATCH documents) is left out; any other failure fails the poll.
+ * request per poll. A 429 is retried by the client as `Retry-After` asks, and every other request of the client
+ * waits as long (rate limits are not in the reference, section 8). A schedule deleted between the list and its
+ * detail (404, or 410 Gone, which section 4 of the reference documents for PATCH) is left out; any other failure
+ * fails the poll. Field values: section 2 of ../shared/reference/wowza-video-schedules-v1.11.md (schedule.ts).
  */
 export class VideoSchedulesCollector {
   private readonly details = new Map<string, { updatedAt: string; schedule: Schedule }>();
-  private readonly reported = new Set<string>();
+  private readonly counted = new Set<string>();
+  private readonly logged = new Set<string>();
   private truncationReported = false;
 
   constructor(
@@ -39,10 +42,11 @@ export class VideoSchedulesCollector {
 
   async collect(now: Date, opts: CallOptions = {}): Promise<MetricSet> {
     const { schedules: summaries, truncated } = await this.client.listSchedulePages(opts);
+    // Once while it lasts, not every poll.
     if (truncated && !this.truncationReported) {
-      this.o.logger.warn({ schedules: summaries.length }, 'the Wowza Video schedule list came back exactly full and without pagination: schedules beyond it may be missing');
+      this.o.logger.warn({ schedules: summaries.length, reason: truncated }, 'the Wowza Video schedule list looks truncated: schedules beyond it may be missing');
     }
-    this.truncationReported = truncated;
+    this.truncationReported = truncated !== undefined;
     const listed = new Set(summaries.map((s) => s.id));
     for (const id of this.details.keys()) if (!listed.has(id)) this.details.delete(id);
 
@@ -107,17 +111,27 @@ export class VideoSchedulesCollector {
     return { ...schedule, ...defined(summary) };
   }
 
-  /** Counts and logs each value the reference does not list, once per schedule, field and value. */
+  /**
+   * Counts each value the reference does not list once per schedule, field and value (the counter's only label
+   * is the field: values are unbounded), and logs each distinct field and value once, naming the first schedule.
+   */
   private report(s: Schedule): void {
     for (const u of unknownValues(s)) {
-      const key = `${s.id}\u0000${u.field}\u0000${u.value}`;
-      if (this.reported.has(key)) continue;
-      if (this.reported.size >= MAX_REPORTED) this.reported.clear();
-      this.reported.add(key);
+      if (!firstTime(this.counted, `${s.id}\u0000${u.field}\u0000${u.value}`)) continue;
       this.o.unknownValues.inc({ field: u.field });
-      this.o.logger.warn({ schedule: s.id, field: u.field, value: u.value.slice(0, 100) }, 'Wowza Video schedule has a value the API reference does not list; kept, with what is known exported');
+      if (firstTime(this.logged, `${u.field}\u0000${u.value}`)) {
+        this.o.logger.warn({ schedule: s.id, field: u.field, value: u.value.slice(0, 100) }, 'Wowza Video schedule has a value the API reference does not list; kept, with what is known exported');
+      }
     }
   }
+}
+
+/** Adds `key` to `seen`; true when it was not there. */
+function firstTime(seen: Set<string>, key: string): boolean {
+  if (seen.has(key)) return false;
+  if (seen.size >= MAX_REPORTED) seen.clear();
+  seen.add(key);
+  return true;
 }
 
 /** The members of a summary that hold a value, so an absent one does not blank the detail's. */

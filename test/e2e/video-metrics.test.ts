@@ -30,7 +30,12 @@ describe('Wowza Video schedules on /metrics', () => {
         videoSchedule('sch2', { name: 'Old', state: 'expired', action_type: 'start', start_transcoder: '2020-01-01T00:00:00Z', stop_transcoder: null }),
         // A state the reference does not list: kept, counted, and the rest of the poll is not failed.
         videoSchedule('sch3', { name: 'Future kind', state: 'archived' }),
+        videoSchedule('sch4', { name: 'New action' }),
       ],
+      // And an action_type it does not list, in sch4's details.
+      unknownValues: [{ id: 'sch4', field: 'action_type', value: 'restart' }],
+      // Paged, as the service's other lists are: two pages of two.
+      pageSize: 2,
     });
     const dir = mkdtempSync(join(tmpdir(), 'wowza-video-'));
     writeFileSync(join(dir, 'token'), TOKEN + '\n', { mode: 0o600 });
@@ -65,15 +70,21 @@ describe('Wowza Video schedules on /metrics', () => {
     expect(samples(text, 'wowza_video_schedule_info', { schedule_id: 'sch3' })[0]!.labels.state).toBe('archived');
     expect(samples(text, 'wowza_video_schedule_enabled', { schedule_id: 'sch3' })).toEqual([]);
     expect(samples(text, 'wowza_video_unknown_values_total', { field: 'state' })[0]!.value).toBe(1);
+    // The unknown action: the schedule is there with the value as it came, enabled, with no next run (the
+    // action says nothing known about when the transcoder runs).
+    expect(samples(text, 'wowza_video_schedule_info', { schedule_id: 'sch4' })[0]!.labels).toMatchObject({ action_type: 'restart', state: 'enabled' });
+    expect(samples(text, 'wowza_video_schedule_enabled', { schedule_id: 'sch4' })[0]!.value).toBe(1);
+    expect(samples(text, 'wowza_video_schedule_next_start_timestamp_seconds', { schedule_id: 'sch4' })).toEqual([]);
+    expect(samples(text, 'wowza_video_unknown_values_total', { field: 'action_type' })[0]!.value).toBe(1);
     expect(exporter.output()).toMatch(/value the API reference does not list/);
     expect(text).not.toContain('video-token-secret');
     expect(exporter.output()).not.toContain('video-token-secret');
   });
 
-  it('asks for each schedule once, then only for the list while nothing changes', async () => {
+  it('asks for each schedule once, then only for the list (both pages) while nothing changes', async () => {
     const lists = api.requests.get('GET /schedules') ?? 0;
-    await waitFor('two more polls', () => ((api.requests.get('GET /schedules') ?? 0) >= lists + 2 ? true : undefined), 10_000);
-    expect(api.requests.get('GET /schedules/{id}')).toBe(3);
+    await waitFor('two more polls', () => ((api.requests.get('GET /schedules') ?? 0) >= lists + 4 ? true : undefined), 10_000);
+    expect(api.requests.get('GET /schedules/{id}')).toBe(4);
   });
 
   it.skipIf(missingTool('promtool', PROMTOOL, 'promtool check metrics with video metrics'))('promtool check metrics stays clean', async () => {

@@ -12,6 +12,7 @@ import {
   type SchedulesIo,
   type VideoConnection,
 } from '../../src/commands/schedules.js';
+import { startVideoSimulator, videoSchedule, type VideoSimulator } from '../../src/simulator/video/index.js';
 
 const ORIGIN = 'https://api.video.test';
 const URL_ = `${ORIGIN}/api/v1.11`;
@@ -199,6 +200,17 @@ describe('schedules update', () => {
     expect(c.err()).toContain('note: action_type "restart" is not a value the API reference lists');
   });
 
+  it('exits 0 when the PATCH was applied (2xx) but the answer cannot be read, with a warning saying how to look', async () => {
+    api().patch('/api/v1.11/schedules/abc123').reply(200, { id: 'abc123', name: 'Renamed' });
+    const c = fakeIo();
+    expect(await updateScheduleCommand(conn, 'abc123', { name: 'Renamed' }, { json: false }, c.io)).toBe(0);
+    expect(c.out()).toBe('Updated schedule abc123.\n');
+    expect(c.err()).toMatch(/^wowza-exporter: warning: the update was applied \(HTTP 200\) but its answer could not be read \(PATCH \/schedules\/abc123: unexpected response: schedule: .*\); see it with: wowza-exporter schedules get abc123\n$/);
+    // Not a 2xx: still a failure.
+    api().patch('/api/v1.11/schedules/abc123').reply(500, '<html>oops</html>');
+    expect(await updateScheduleCommand(conn, 'abc123', { name: 'Renamed' }, { json: false }, fakeIo().io)).toBe(1);
+  });
+
   const invalid: Array<[string, string[], string]> = [
     ['a bad action type', ['--action-type', 'restart'], '--action-type: expected one of start, stop, start_stop'],
     ['an impossible date', ['--start-transcoder', '2025-02-30 10:00:00'], '--start-transcoder: expected a UTC time'],
@@ -279,5 +291,39 @@ describe('schedules delete', () => {
     const c = fakeIo();
     expect(await deleteScheduleCommand(conn, 'gone', { yes: true, json: false }, c.io)).toBe(1);
     expect(c.err()).toContain('DELETE /schedules/gone: HTTP 410 ERR-410-RecordDeleted');
+  });
+});
+
+describe('against the Wowza Video simulator (a list of summaries, a PATCH answer with values the reference does not list)', () => {
+  let video: VideoSimulator;
+  let simConn: VideoConnection;
+  beforeAll(async () => {
+    nock.enableNetConnect('127.0.0.1');
+    video = await startVideoSimulator({
+      token: TOKEN,
+      schedules: [videoSchedule('s1', { name: 'Evening', updated_at: '2025-06-01T00:00:00Z' })],
+      unknownValues: [{ id: 's1', field: 'action_type', value: 'restart' }],
+    });
+    simConn = { url: video.url, tokenFile };
+  });
+  afterAll(async () => {
+    await video.close();
+    nock.disableNetConnect();
+  });
+
+  it('list shows the summary columns and the hint how to see details', async () => {
+    const c = fakeIo();
+    expect(await listSchedulesCommand(simConn, { json: false }, c.io)).toBe(0);
+    expect(c.out()).toBe(['ID  NAME     STATE    TRANSCODER  UPDATED', 's1  Evening  enabled  tr_s1       2025-06-01T00:00:00Z', ''].join('\n'));
+    expect(c.err()).toContain('wowza-exporter schedules get <id>');
+  });
+
+  it('update exits 0: the PATCH was applied, and the unknown action_type is a note', async () => {
+    const c = fakeIo();
+    expect((await cli(['schedules', 'update', 's1', '--name', 'Late show', '--video.url', video.url, '--video.token-file', tokenFile], c.io)).code).toBe(0);
+    expect(video.schedules.get('s1')!.name).toBe('Late show');
+    expect(c.out()).toMatch(/^Updated schedule s1\.\n/);
+    expect(c.out()).toMatch(/action_type {7}restart/);
+    expect(c.err()).toBe('wowza-exporter: note: action_type "restart" is not a value the API reference lists; shown as it came\n');
   });
 });

@@ -314,6 +314,31 @@ describe('HTTP 429', () => {
     expect(sleeps).toEqual([]);
   });
 
+  it('every later call of the client waits out the Retry-After too, before sending', async () => {
+    const scope = api()
+      .get('/api/v1.11/schedules/a')
+      .reply(429, limited, { 'Retry-After': '5' })
+      .get('/api/v1.11/schedules/b')
+      .reply(200, { schedule: schedule({ id: 'b' }) });
+    const c = client({ maxRetries: 0 });
+    expect(await failure(c.getSchedule('a'))).toBeInstanceOf(VideoRateLimitError);
+    expect(sleeps).toEqual([]);
+    await expect(c.getSchedule('b')).resolves.toMatchObject({ id: 'b' });
+    // The clock of client() stands still: the whole wait is still ahead.
+    expect(sleeps).toEqual([5000]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it('a call while a longer wait than allowed is pending fails without sending', async () => {
+    api().get('/api/v1.11/schedules/a').reply(429, limited, { 'Retry-After': '600' });
+    const c = client({ maxRetryDelayMs: 30_000 });
+    expect((await failure(c.getSchedule('a'))).message).toContain('asked to wait 600 s');
+    const err = await failure(c.getSchedule('b'));
+    expect(err).toBeInstanceOf(VideoRateLimitError);
+    expect(err.message).toBe('GET /schedules/b: HTTP 429; rate limited by Wowza Video: not sent: the API asked (Retry-After) not to be called before 2025-01-01T00:10:00.000Z');
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
   it('really sleeps with the default timer', async () => {
     api().get('/api/v1.11/schedules/abc123').reply(429, limited, { 'Retry-After': '0' }).get('/api/v1.11/schedules/abc123').reply(200, { schedule: schedule() });
     await expect(new VideoClient({ url: BASE, token: TOKEN }).getSchedule('abc123')).resolves.toMatchObject({ id: 'abc123' });
@@ -385,6 +410,26 @@ describe('pagination', () => {
       .reply(200, { schedules: many(1, 2), pagination: { per_page: 2 } });
     expect((await client({ perPage: 2 }).listSchedules()).map((s) => s.id)).toEqual(['s1', 's2']);
     expect(scope.isDone()).toBe(true);
+  });
+
+  it('says why a list looks truncated: full without pagination, fewer than the pagination counts, or pages missing', async () => {
+    api().get('/api/v1.11/schedules').query(true).reply(200, { schedules: many(1, 2) });
+    expect((await client({ perPage: 2 }).listSchedulePages()).truncated).toBe('the list came back exactly full (2, per_page 2) without pagination');
+    api().get('/api/v1.11/schedules').query(true).reply(200, { schedules: many(1, 1) });
+    expect((await client({ perPage: 2 }).listSchedulePages()).truncated).toBeUndefined();
+    // A server that ignores `page`: the walk stops on the repeat, short of the count.
+    api().get('/api/v1.11/schedules').query(true).times(2).reply(200, { schedules: many(1, 2), pagination: { per_page: 2, total_records: 5 } });
+    expect((await client({ perPage: 2 }).listSchedulePages()).truncated).toBe('2 schedules read, the pagination counts 5');
+    api().get('/api/v1.11/schedules').query(true).reply(200, { schedules: many(1, 1), pagination: { page: 1, per_page: 2, total_pages: 3 } });
+    expect((await client({ perPage: 2 }).listSchedulePages()).truncated).toBe('the list ended at page 1, the pagination counts 3 pages');
+    api()
+      .get('/api/v1.11/schedules')
+      .query({ page: '1', per_page: '2' })
+      .reply(200, { schedules: many(1, 2), pagination: { page: 1, per_page: 2, total_pages: 2, total_records: 3 } })
+      .get('/api/v1.11/schedules')
+      .query({ page: '2', per_page: '2' })
+      .reply(200, { schedules: many(3, 1), pagination: { page: 2, per_page: 2, total_pages: 2, total_records: 3 } });
+    expect((await client({ perPage: 2 }).listSchedulePages()).truncated).toBeUndefined();
   });
 
   it('gives up on a list that never ends', async () => {

@@ -48,10 +48,31 @@ afterEach(async () => {
   api = undefined;
 });
 
-function collector(sim: VideoSimulator, o: { perPage?: number; logger?: Logger; sleep?: (ms: number) => Promise<void> } = {}) {
+/** A clock that only moves when the client sleeps, and records each wait. */
+function fakeClock() {
+  let t = Date.parse('2025-06-04T12:00:00Z');
+  const waits: number[] = [];
+  return {
+    waits,
+    now: () => t,
+    advance: (ms: number) => void (t += ms),
+    sleep: async (ms: number) => {
+      waits.push(ms);
+      t += ms;
+    },
+  };
+}
+
+function collector(sim: VideoSimulator, o: { perPage?: number; logger?: Logger; clock?: ReturnType<typeof fakeClock>; maxRetryDelayMs?: number } = {}) {
   const registry = new Registry();
   const unknown = new Counter({ name: 'wowza_video_unknown_values_total', help: 'x', labelNames: ['field'], registers: [registry] });
-  const client = new VideoClient({ url: sim.url, token: TOKEN, perPage: o.perPage, ...(o.sleep ? { sleep: o.sleep } : {}) });
+  const client = new VideoClient({
+    url: sim.url,
+    token: TOKEN,
+    perPage: o.perPage,
+    maxRetryDelayMs: o.maxRetryDelayMs,
+    ...(o.clock ? { sleep: o.clock.sleep, now: o.clock.now } : {}),
+  });
   return { c: new VideoSchedulesCollector(client, { logger: o.logger ?? silentLogger(), unknownValues: unknown }), registry };
 }
 const requests = (sim: VideoSimulator, route: string) => sim.requests.get(route) ?? 0;
@@ -106,12 +127,22 @@ describe('VideoSchedulesCollector', () => {
     expect(requests(api, 'GET /schedules/{id}')).toBe(5);
     expect(byId(changed.samples('wowza_video_schedule_next_start_timestamp_seconds')).once1).toBe(Date.parse('2025-06-06T09:00:00Z') / 1000);
 
-    // Deleted: gone from the list, gone from the metrics; one deleted between list and detail is left out.
+    // Deleted: gone from the list, gone from the metrics, and gone from the cache: when a schedule with that id
+    // comes back with the very same updated_at, it is read again rather than taken from the cache.
+    const old = api.schedules.get('old')!;
     api.schedules.delete('old');
     expect(byId((await c.collect(NOW)).samples('wowza_video_schedule_enabled'))).toEqual({ once1: 1, weekly: 1, off: 0 });
+    expect(requests(api, 'GET /schedules/{id}')).toBe(5);
+    api.schedules.put({ ...old, state: 'enabled', start_transcoder: '2025-06-10T00:00:00Z' });
+    const back = await c.collect(NOW);
+    expect(requests(api, 'GET /schedules/{id}')).toBe(6);
+    expect(byId(back.samples('wowza_video_schedule_next_start_timestamp_seconds')).old).toBe(Date.parse('2025-06-10T00:00:00Z') / 1000);
+
+    // One deleted between list and detail (404) is left out.
     api.schedules.put(videoSchedule('late', { updated_at: '2025-06-02T00:00:00Z' }));
+    api.schedules.delete('old');
     const real = api.schedules;
-    const racing = { listSchedulePages: async () => ({ schedules: [...real.summaries(), { id: 'gone', state: 'enabled', updated_at: 'x' }], truncated: false }), getSchedule: (id: string) => new VideoClient({ url: api!.url, token: TOKEN }).getSchedule(id) };
+    const racing = { listSchedulePages: async () => ({ schedules: [...real.summaries(), { id: 'gone', state: 'enabled', updated_at: 'x' }] }), getSchedule: (id: string) => new VideoClient({ url: api!.url, token: TOKEN }).getSchedule(id) };
     const c2 = new VideoSchedulesCollector(racing, { logger: silentLogger(), unknownValues: new Counter({ name: 'u2', help: 'x', labelNames: ['field'], registers: [] }) });
     expect(Object.keys(byId((await c2.collect(NOW)).samples('wowza_video_schedule_info'))).sort()).toEqual(['late', 'off', 'once1', 'weekly']);
   });
@@ -150,12 +181,56 @@ describe('VideoSchedulesCollector', () => {
 
   it('waits as Retry-After asks on 429 and then succeeds', async () => {
     api = await startVideoSimulator({ token: TOKEN, schedules: SCHEDULES.slice(0, 1) });
-    const waits: number[] = [];
-    const { c } = collector(api, { sleep: async (ms) => void waits.push(ms) });
-    api.rateLimit(2, 3);
+    const clock = fakeClock();
+    const { c } = collector(api, { clock });
+    api.faults.rateLimit(2, 3);
     const set = await c.collect(NOW);
-    expect(waits).toEqual([3000, 3000]);
+    expect(clock.waits).toEqual([3000, 3000]);
+    expect(requests(api, 'GET /schedules')).toBe(3);
     expect(set.samples('wowza_video_schedule_info')).toHaveLength(1);
+  });
+
+  it('a Retry-After longer than the client waits fails the poll, and no request is sent until that time has come', async () => {
+    api = await startVideoSimulator({ token: TOKEN, schedules: SCHEDULES.slice(0, 1) });
+    const clock = fakeClock();
+    const { c } = collector(api, { clock, maxRetryDelayMs: 10_000 });
+    api.faults.rateLimit(1, 120);
+    await expect(c.collect(NOW)).rejects.toThrow('asked to wait 120 s, longer than the 10 s this client waits');
+    expect(requests(api, 'GET /schedules')).toBe(1);
+
+    // The next poll, a minute later: not sent at all.
+    clock.advance(60_000);
+    await expect(c.collect(NOW)).rejects.toThrow(/not sent: the API asked \(Retry-After\) not to be called before/);
+    expect(requests(api, 'GET /schedules')).toBe(1);
+
+    // 55 s later, 5 s remain: within what the client waits, so it waits them and goes on.
+    clock.advance(55_000);
+    const set = await c.collect(NOW);
+    expect(clock.waits).toEqual([5000]);
+    expect(requests(api, 'GET /schedules')).toBe(2);
+    expect(set.samples('wowza_video_schedule_info')).toHaveLength(1);
+  });
+
+  it('counts an unknown value once per schedule and logs each distinct field and value once', async () => {
+    api = await startVideoSimulator({
+      token: TOKEN,
+      schedules: ['u1', 'u2', 'u3'].map((id) => videoSchedule(id)),
+      unknownValues: [
+        { field: 'state', value: 'paused' },
+        { id: 'u3', field: 'action_type', value: 'restart' },
+      ],
+    });
+    const warnings: Array<Record<string, unknown>> = [];
+    const logger = { ...silentLogger(), warn: (o: Record<string, unknown>) => warnings.push(o), child: () => logger } as unknown as Logger;
+    const { c, registry } = collector(api, { logger });
+    const set = await c.collect(NOW);
+    await c.collect(NOW);
+    expect(set.samples('wowza_video_schedule_info')).toHaveLength(3);
+    const counted = await registry.getSingleMetricAsString('wowza_video_unknown_values_total');
+    expect(counted).toContain('wowza_video_unknown_values_total{field="state"} 3');
+    expect(counted).toContain('wowza_video_unknown_values_total{field="action_type"} 1');
+    expect(counted).not.toContain('paused');
+    expect(warnings.map((w) => `${w.field} ${w.value}`).sort()).toEqual(['action_type restart', 'state paused']);
   });
 
   it('says in a log line when the list looks truncated (exactly full, no pagination)', async () => {
@@ -165,7 +240,7 @@ describe('VideoSchedulesCollector', () => {
     const { c } = collector(api, { perPage: 2, logger });
     await c.collect(NOW);
     await c.collect(NOW);
-    expect(warnings.filter((w) => /exactly full and without pagination/.test(w))).toHaveLength(1);
+    expect(warnings.filter((w) => /list looks truncated/.test(w))).toHaveLength(1);
   });
 
   it('an empty account gives an empty set; a failed list throws, so no stale or partial values are kept', async () => {
