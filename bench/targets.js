@@ -119,15 +119,26 @@ function churnTarget(c) {
 
 function logTargets(throughput, delay, followIntervalMs) {
   const out = [];
-  if (!throughput) out.push(notRun('log parse + forward >= 150,000 lines/s'));
-  else {
-    // The default settings are what is judged; the one-thread row shows what the parse threads add.
-    const forward = throughput.rows.filter((r) => r.variant === 'ndjson' || r.variant === 'loki');
-    out.push({
-      target: 'log parse + forward >= 150,000 lines/s',
-      measured: forward.map((r) => `${r.variant}: ${int(r.linesPerSecond)}`).join(', '),
-      met: forward.every((r) => r.linesPerSecond >= 150_000),
-    });
+  if (!throughput) {
+    out.push(notRun('log parse + forward to NDJSON >= 150,000 lines/s'));
+    out.push(notRun('log parse + Loki push >= 150,000 lines/s'));
+  } else {
+    // The default settings are what is judged; the one-thread row shows what the parse threads add. Issue 16
+    // asks NDJSON; Loki is held to the same figure in a row of its own, so neither hides the other.
+    const row = (variant) => throughput.rows.find((r) => r.variant === variant);
+    for (const [variant, target] of [
+      ['ndjson', 'log parse + forward to NDJSON >= 150,000 lines/s'],
+      ['loki', 'log parse + Loki push >= 150,000 lines/s'],
+    ]) {
+      const r = row(variant);
+      if (!r) {
+        out.push(notRun(target));
+        continue;
+      }
+      const all = r.allLinesPerSecond ?? [r.linesPerSecond];
+      const spread = all.length > 1 ? `median of ${all.length} runs, ${int(Math.min(...all))}-${int(Math.max(...all))}` : 'one run';
+      out.push({ target, measured: `${int(r.linesPerSecond)} lines/s (${spread})`, met: r.linesPerSecond >= 150_000 });
+    }
   }
   if (!delay) out.push(notRun(`log end-to-end delay <= follow interval + 1 s`));
   else {

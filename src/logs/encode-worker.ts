@@ -1,19 +1,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { LineEncoder, type EncodingSettings, type LineSegment } from './line-encoding.js';
+import { segmentOf, type EncodeRequest } from './encoder-pool.js';
+import { LineEncoder, type EncodingSettings } from './line-encoding.js';
 
 /** A worker thread of the EncoderPool: encodes the segments it is sent, in the order they come. */
 
-interface Request {
-  id: number;
-  segment: LineSegment;
-}
-
 const encoder = new LineEncoder(workerData as EncodingSettings);
-parentPort!.on('message', ({ id, segment }: Request) => {
+parentPort!.on('message', (request: EncodeRequest) => {
+  const id = request.id;
   try {
-    const result = encoder.encodeSafely(segment);
-    // The bytes move to the event loop's thread without a copy.
-    parentPort!.postMessage({ id, result }, [result.bytes.buffer as ArrayBuffer]);
+    const result = encoder.encodeSafely(segmentOf(request));
+    // The bytes and the arrays move to the event loop's thread without a copy.
+    const transfer = [result.bytes, result.index, result.ends, result.severity, result.timeMs].map((a) => a.buffer as ArrayBuffer);
+    parentPort!.postMessage({ id, result }, transfer);
   } catch (err) {
     parentPort!.postMessage({ id, error: (err as Error).message ?? String(err) });
   }

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logger.js';
@@ -8,6 +9,12 @@ export interface EncoderPoolOptions {
   settings: EncodingSettings;
   /** Worker threads at most; 0 encodes everything on the event loop. */
   threads: number;
+  /**
+   * CPUs the process may use (default `os.availableParallelism()`). The event loop keeps one of them busy (reading,
+   * queueing, sending), so at most one thread fewer than CPUs runs: on two CPUs a second thread only competes with
+   * the event loop and starts another isolate to warm up (bench/RESULTS.md); on one CPU none runs.
+   */
+  cpus?: number;
   logger: Logger;
   /** Segments shorter than this are encoded on the event loop: a round trip to a thread costs more. */
   minLinesPerThread?: number;
@@ -28,6 +35,33 @@ interface Thread {
   idle?: NodeJS.Timeout;
 }
 
+/**
+ * What a thread is sent: the lines joined into one string, and their lengths. Copying one string to another
+ * thread costs a fraction of copying hundreds (each is a value of its own for the structured clone, on both sides).
+ */
+export interface EncodeRequest {
+  id: number;
+  server: string;
+  logType: string;
+  fields: string | undefined;
+  text: string;
+  lengths: Int32Array;
+}
+
+function requestOf(id: number, { server, logType, fields, lines }: LineSegment): EncodeRequest {
+  const lengths = new Int32Array(lines.length);
+  for (let i = 0; i < lines.length; i++) lengths[i] = lines[i]!.length;
+  return { id, server, logType, fields, text: lines.join(''), lengths };
+}
+
+/** The segment of a request, on the thread. */
+export function segmentOf({ server, logType, fields, text, lengths }: EncodeRequest): LineSegment {
+  const lines = new Array<string>(lengths.length);
+  let at = 0;
+  for (let i = 0; i < lengths.length; i++) lines[i] = text.slice(at, (at += lengths[i]!));
+  return { server, logType, fields, lines };
+}
+
 /** Failed thread starts or crashes after which the pool stops trying and encodes on the event loop. */
 const MAX_FAILURES = 3;
 
@@ -42,6 +76,8 @@ export class EncoderPool {
   private readonly threads: Thread[] = [];
   private readonly workerUrl: URL | undefined;
   private readonly minLines: number;
+  /** Threads that may run: `threads`, but not more than the CPUs beside the event loop's (0 on one CPU). */
+  private readonly maxThreads: number;
   private nextId = 1;
   private failures = 0;
   private closed = false;
@@ -49,10 +85,11 @@ export class EncoderPool {
   constructor(private readonly options: EncoderPoolOptions) {
     this.inline = new LineEncoder(options.settings);
     this.minLines = options.minLinesPerThread ?? 200;
+    this.maxThreads = Math.max(0, Math.min(options.threads, (options.cpus ?? availableParallelism()) - 1));
     const url = options.workerUrl ?? new URL('./encode-worker.js', import.meta.url);
     // Run from TypeScript sources (tests) there is no compiled worker: encode on the event loop then.
-    this.workerUrl = options.threads > 0 && existsSync(fileURLToPath(url)) ? url : undefined;
-    if (options.threads > 0 && !this.workerUrl) options.logger.debug({ worker: url.href }, 'no compiled encoder worker: log lines are parsed on the event loop');
+    this.workerUrl = this.maxThreads > 0 && existsSync(fileURLToPath(url)) ? url : undefined;
+    if (this.maxThreads > 0 && !this.workerUrl) options.logger.debug({ worker: url.href }, 'no compiled encoder worker: log lines are parsed on the event loop');
   }
 
   /** Threads that are running now. */
@@ -63,7 +100,7 @@ export class EncoderPool {
   /** Lines to give each thread for `total` lines: as even as possible, and not below the minimum. */
   partSize(total: number): number {
     if (!this.usesThreads()) return Math.max(total, 1);
-    return Math.max(this.minLines, Math.ceil(total / this.options.threads));
+    return Math.max(this.minLines, Math.ceil(total / this.maxThreads));
   }
 
   encode(segment: LineSegment): Promise<EncodedSegment> {
@@ -74,7 +111,8 @@ export class EncoderPool {
     clearTimeout(thread.idle);
     return new Promise<EncodedSegment>((resolve) => {
       thread.pending.set(id, { segment, resolve });
-      thread.worker.postMessage({ id, segment });
+      const request = requestOf(id, segment);
+      thread.worker.postMessage(request, [request.lengths.buffer as ArrayBuffer]);
     });
   }
 
@@ -96,7 +134,7 @@ export class EncoderPool {
   private pickThread(): Thread | undefined {
     let best: Thread | undefined;
     for (const t of this.threads) if (!best || t.pending.size < best.pending.size) best = t;
-    if (best && (best.pending.size === 0 || this.threads.length >= this.options.threads)) return best;
+    if (best && (best.pending.size === 0 || this.threads.length >= this.maxThreads)) return best;
     return this.startThread() ?? best;
   }
 

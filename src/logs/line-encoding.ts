@@ -2,8 +2,8 @@ import { compileRecordFilter, type RecordFilter, type RecordFilterSpec } from '.
 import { redactSecrets } from './secret-redaction.js';
 import { categoryLabel, eventLabel, severityLabel } from './vocabulary.js';
 import { addDocument, documentPrefix, type LogEntry } from './log-entry.js';
-import { Utf8Builder } from '../utf8-builder.js';
-import { cleanForJson, documentJson, quotedRecordJson, recordJson, W3cLogParser, type LogRecord, type ParsedLine } from './w3c-parser.js';
+import { Utf8Writer } from '../utf8-builder.js';
+import { cleanForJson, documentJson, quotedRecordJson, recordJson, W3cLogParser, type ParsedLine } from './w3c-parser.js';
 
 /**
  * The CPU-heavy part of shipping a log line, kept free of I/O and shared state so it can run on the
@@ -36,24 +36,28 @@ export interface LineSegment {
 /** The lines of a segment that passed the filters, as parallel arrays, and counts over every line. */
 export interface EncodedSegment {
   /** Index in the segment's `lines` of each kept line. */
-  index: number[];
+  index: Int32Array;
   /** The line with secrets blanked, or null when that changed nothing (the original is used). */
   redacted: Array<string | null>;
   /**
-   * Per kept line its document (with `documents`), then its Loki line (with `lokiLines`), all UTF-8, one
-   * after the other; see {@link entriesOf}.
+   * Per kept line its document (with `documents`), then its Loki line (with `lokiLines`), all UTF-8, each
+   * followed by a newline; see {@link entriesOf}. Documents only: the bytes are the segment's NDJSON.
    */
   bytes: Uint8Array;
-  /** Where each piece ends in `bytes`: one offset per line and kind of piece written. */
-  ends: number[];
-  /** `severity` label value of each record. */
-  severity: string[];
+  /** Where each piece ends in `bytes` (before its newline; the next piece starts after it): one per line and kind. */
+  ends: Int32Array;
+  /** `severity` label value of each record, as its index in {@link SEVERITY_LABELS}. */
+  severity: Uint8Array;
   /** Epoch ms of the record's time; NaN when it has none. */
-  timeMs: number[];
+  timeMs: Float64Array;
   counts: SegmentCounts;
   /** Time of the last record that had one. */
   lastTimeMs?: number;
 }
+
+/** Every value severityLabel gives. */
+export const SEVERITY_LABELS = ['none', 'other', 'debug', 'info', 'warn', 'error'] as const;
+const SEVERITY_CODE: Readonly<Record<string, number>> = { none: 0, other: 1, debug: 2, info: 3, warn: 4, error: 5 };
 
 /** Lines by severity, records by category and event, parse errors: added to the counters once per chunk. */
 export interface SegmentCounts {
@@ -62,13 +66,35 @@ export interface SegmentCounts {
   parseErrors: number;
 }
 
+/** Filter settings that let every record pass (the default). */
+function passesAll(spec: RecordFilterSpec): boolean {
+  const none = (s: { include?: readonly string[]; exclude?: readonly string[] } | undefined) => (s?.include?.length ?? 0) === 0 && (s?.exclude?.length ?? 0) === 0;
+  return (
+    !spec.min_severity &&
+    none(spec.categories) &&
+    none(spec.events) &&
+    none(spec.applications) &&
+    Object.keys(spec.field_regex ?? {}).length === 0 &&
+    Object.keys(spec.exclude_field_regex ?? {}).length === 0
+  );
+}
+
+const NEWLINE = 10;
+
 /** Turns segments into encoded lines; caches a parser per layout and the compiled filter. */
 export class LineEncoder {
   private readonly filter: RecordFilter;
+  /** No filter is set: records are not needed for the filter. */
+  private readonly passesAll: boolean;
   private readonly parsers = new Map<string, W3cLogParser>();
+  /** Reused for every segment; what a segment wrote is copied out of it. */
+  private readonly out = new Utf8Writer(256 * 1024);
+  /** `{"server":…,"log_type":…,` of the last segment's server and log type, in UTF-8. */
+  private head: { text: string; bytes: Uint8Array } = { text: '', bytes: new Uint8Array(0) };
 
   constructor(private readonly settings: EncodingSettings) {
     this.filter = compileRecordFilter(settings.filters);
+    this.passesAll = passesAll(settings.filters ?? {});
   }
 
   private parserFor(fields: string | undefined): W3cLogParser {
@@ -80,6 +106,12 @@ export class LineEncoder {
       this.parsers.set(key, parser);
     }
     return parser;
+  }
+
+  private headOf(server: string, logType: string): Uint8Array {
+    const text = `${documentPrefix(server, logType)},`;
+    if (this.head.text !== text) this.head = { text, bytes: new Uint8Array(Buffer.from(text, 'utf8')) };
+    return this.head.bytes;
   }
 
   /**
@@ -97,49 +129,103 @@ export class LineEncoder {
 
   encode(segment: LineSegment, parse?: (line: string) => ParsedLine): EncodedSegment {
     const parser = this.parserFor(segment.fields);
-    const out: EncodedSegment = { index: [], redacted: [], bytes: new Uint8Array(0), ends: [], severity: [], timeMs: [], counts: { severities: [], events: [], parseErrors: 0 } };
-    const bytes = new Utf8Builder();
-    const { server, logType } = segment;
+    const { server, logType, lines } = segment;
     const loki = this.settings.lokiLines === true;
     const documents = this.settings.documents !== false;
-    const severities = new Map<string, number>();
+    const per = (documents ? 1 : 0) + (loki ? 1 : 0);
+    const index = new Int32Array(lines.length);
+    const ends = new Int32Array(lines.length * per);
+    const severity = new Uint8Array(lines.length);
+    const timeMs = new Float64Array(lines.length);
+    const redacted: Array<string | null> = [];
+    const severities = new Int32Array(SEVERITY_LABELS.length);
     const events = new Map<string, [string, string, number]>();
-    const { lines } = segment;
+    let parseErrors = 0;
+    let lastTimeMs: number | undefined;
+    let kept = 0;
+    let piece = 0;
+    const out = this.out;
+    out.pos = 0;
+    const writer = parse ? undefined : parser.lineWriter();
     // The head of every document of this segment, up to the record's first key.
-    const head = `${documentPrefix(server, logType)},`;
+    const head = this.headOf(server, logType);
+    const sink = { add: (text: string) => out.string(text) };
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       const text = this.settings.redactSecrets ? redactSecrets(line) : line;
-      const parsed = parse ? parse(text) : parser.parseLine(text);
-      if (parsed.kind !== 'record') continue; // the follower sends record lines only; be safe anyway
-      const record = parsed.record;
-      const severity = severityLabel(record['x-severity']);
-      severities.set(severity, (severities.get(severity) ?? 0) + 1);
-      countEvent(events, record);
-      if (record.parse_error !== undefined) out.counts.parseErrors++;
-      if (parsed.timeMs !== undefined) out.lastTimeMs = parsed.timeMs;
-      if (!this.filter(record)) continue;
-      out.index.push(i);
-      out.redacted.push(text === line ? null : text);
-      if (documents) {
-        // One string per document, written by the record's layout class (a record with its own `server` or
-        // `log_type` column, or of a layout that was not compiled, takes the general way).
-        const doc = 'server' in record || 'log_type' in record ? undefined : documentJson(record, head, cleanForJson(text));
-        if (doc !== undefined) bytes.add(doc);
-        else addDocument(bytes, server, logType, record, recordJson(record));
-        out.ends.push(bytes.byteLength);
+      let code: number;
+      let time: number | undefined;
+      if (writer?.scan(text) && (this.passesAll || this.keeps(parser, text))) {
+        // Straight from the line into the bytes (see LineWriter).
+        code = SEVERITY_CODE[severityLabel(writer.severity)]!;
+        severities[code]!++;
+        if (writer.event !== undefined || writer.category !== undefined) countEvent(events, writer.category, writer.event);
+        time = writer.timeMs;
+        if (time !== undefined) lastTimeMs = time;
+        if (documents) {
+          writer.write(out, head, false);
+          ends[piece++] = out.pos;
+          out.byte(NEWLINE);
+        }
+        if (loki) {
+          writer.write(out, undefined, true);
+          ends[piece++] = out.pos;
+          out.byte(NEWLINE);
+        }
+      } else {
+        const parsed = parse ? parse(text) : parser.parseLine(text);
+        if (parsed.kind !== 'record') continue; // the follower sends record lines only; be safe anyway
+        const record = parsed.record;
+        code = SEVERITY_CODE[severityLabel(record['x-severity'])]!;
+        severities[code]!++;
+        const category = record['x-category'];
+        const event = record['x-event'];
+        if (event !== undefined || category !== undefined) countEvent(events, category, event);
+        if (record.parse_error !== undefined) parseErrors++;
+        time = parsed.timeMs;
+        if (time !== undefined) lastTimeMs = time;
+        if (!this.filter(record)) continue;
+        if (documents) {
+          // One string per document, written by the record's layout class (a record with its own `server` or
+          // `log_type` column, or of a layout that was not compiled, takes the general way).
+          const doc = 'server' in record || 'log_type' in record ? undefined : documentJson(record, this.head.text, cleanForJson(text));
+          if (doc !== undefined) out.string(doc);
+          else addDocument(sink, server, logType, record, recordJson(record));
+          ends[piece++] = out.pos;
+          out.byte(NEWLINE);
+        }
+        if (loki) {
+          out.string(quotedRecordJson(record));
+          ends[piece++] = out.pos;
+          out.byte(NEWLINE);
+        }
       }
-      if (loki) {
-        bytes.add(quotedRecordJson(record));
-        out.ends.push(bytes.byteLength);
-      }
-      out.severity.push(severity);
-      out.timeMs.push(parsed.timeMs ?? Number.NaN);
+      index[kept] = i;
+      redacted.push(text === line ? null : text);
+      severity[kept] = code;
+      timeMs[kept] = time ?? Number.NaN;
+      kept++;
     }
-    out.bytes = bytes.toBuffer(true);
-    out.counts.severities = [...severities];
-    out.counts.events = [...events.values()];
-    return out;
+    const severityCounts: Array<[string, number]> = [];
+    SEVERITY_LABELS.forEach((label, k) => {
+      if (severities[k]! > 0) severityCounts.push([label, severities[k]!]);
+    });
+    return {
+      index: index.subarray(0, kept),
+      redacted,
+      bytes: out.take(),
+      ends: ends.subarray(0, piece),
+      severity: severity.subarray(0, kept),
+      timeMs: timeMs.subarray(0, kept),
+      counts: { severities: severityCounts, events: [...events.values()], parseErrors },
+      ...(lastTimeMs !== undefined ? { lastTimeMs } : {}),
+    };
+  }
+
+  /** Whether the filters keep the record of `text`, a line the fast way takes (so it parses into a record). */
+  private keeps(parser: W3cLogParser, text: string): boolean {
+    const parsed = parser.parseLine(text);
+    return parsed.kind === 'record' && this.filter(parsed.record);
   }
 }
 
@@ -148,32 +234,37 @@ export class LineEncoder {
  * time they carry, or `nowMs` when they carry none.
  */
 export function entriesOf(segment: LineSegment, encoded: EncodedSegment, settings: Pick<EncodingSettings, 'documents' | 'lokiLines'>, nowMs: number): LogEntry[] {
-  const { bytes, ends } = encoded;
+  const { bytes, ends, index, redacted, severity, timeMs } = encoded;
   const documents = settings.documents !== false;
   const loki = settings.lokiLines === true;
-  const per = (documents ? 1 : 0) + (loki ? 1 : 0);
-  const end = (i: number) => (i < 0 ? 0 : ends[i]!);
-  const view = (piece: number) => Buffer.from(bytes.buffer, bytes.byteOffset + end(piece - 1), end(piece) - end(piece - 1));
-  return encoded.index.map((i, k) => {
-    const first = k * per;
-    const time = encoded.timeMs[k]!;
-    return {
-      server: segment.server,
-      logType: segment.logType,
+  const { server, logType, lines } = segment;
+  const buffer = bytes.buffer;
+  const base = bytes.byteOffset;
+  const out: LogEntry[] = new Array<LogEntry>(index.length);
+  let piece = 0;
+  let at = 0;
+  for (let k = 0; k < index.length; k++) {
+    const line = redacted[k] ?? lines[index[k]!]!;
+    const time = timeMs[k]!;
+    const label = SEVERITY_LABELS[severity[k]!]!;
+    const ms = Number.isNaN(time) ? nowMs : time;
+    if (documents && loki) {
+      const d = ends[piece++]!;
+      const l = ends[piece++]!;
       // The encoder blanked secrets in the line, and so in every field parsed from it.
-      line: encoded.redacted[k] ?? segment.lines[i]!,
-      ...(documents ? { document: view(first) } : {}),
-      ...(loki ? { lokiLine: view(documents ? first + 1 : first) } : {}),
-      severity: encoded.severity[k]!,
-      timeMs: Number.isNaN(time) ? nowMs : time,
-    };
-  });
+      out[k] = { server, logType, line, document: Buffer.from(buffer, base + at, d - at), lokiLine: Buffer.from(buffer, base + d + 1, l - d - 1), severity: label, timeMs: ms };
+      at = l + 1;
+    } else {
+      const end = ends[piece++]!;
+      const view = Buffer.from(buffer, base + at, end - at);
+      out[k] = documents ? { server, logType, line, document: view, severity: label, timeMs: ms } : { server, logType, line, lokiLine: view, severity: label, timeMs: ms };
+      at = end + 1;
+    }
+  }
+  return out;
 }
 
-function countEvent(events: Map<string, [string, string, number]>, record: LogRecord): void {
-  const category = record['x-category'];
-  const event = record['x-event'];
-  if (event === undefined && category === undefined) return;
+function countEvent(events: Map<string, [string, string, number]>, category: unknown, event: unknown): void {
   const c = categoryLabel(category);
   const e = eventLabel(event);
   const key = `${c}\u0000${e}`;

@@ -11,6 +11,7 @@ import { entriesOf, LineEncoder, type EncodingSettings, type LineSegment } from 
 import { compileRecordFilter } from '../../src/logs/record-filter.js';
 import { redactSecrets } from '../../src/logs/secret-redaction.js';
 import { isoUtc, TimestampConverter, toUtcTimestamp } from '../../src/logs/timestamp.js';
+import { encodeNdjson } from '../../src/logs/sinks/ndjson.js';
 import { severityLabel } from '../../src/logs/vocabulary.js';
 import { cleanForJson, quotedRecordJson, recordJson, W3cLogParser, type LogRecord } from '../../src/logs/w3c-parser.js';
 import { ACCESS_LOG_FIELDS } from '../helpers/memory-log-source.js';
@@ -154,6 +155,56 @@ describe('log line encoding', () => {
     );
   });
 
+  it('writes straight from the line (no filters) exactly what the line-by-line way gives, whatever the characters and numbers', () => {
+    const odd = fc.oneof(
+      fieldText,
+      fc.string({ unit: 'binary', maxLength: 10 }).map((v) => v.replace(/[\t\r\n]/g, ' ')),
+      fc.constantFrom('\ufffd', '\ud83c', '🎥', 'ü∞', '"', '\\', '', '-'),
+    );
+    const number = fc.oneof(
+      fc.integer().map(String),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+      fc.stringMatching(/^-?\d{1,20}(\.\d{1,20})?$/),
+      fc.constantFrom('0', '-0', '0.000', '-0.0', '1.50', '007', '1e3', '0.000001', '0.0000001', '123456789012345.5', '18446744073709551615', '-', '', 'n/a'),
+    );
+    const record = fc.record({ time: fc.integer({ min: 0, max: 86_399 }), comment: odd, uri: odd, event: odd, bytes: number, duration: number, port: number }).map((v) =>
+      accessLine({
+        date: '2024-01-15',
+        time: new Date(v.time * 1000).toISOString().slice(11, 19),
+        tz: 'UTC',
+        'x-event': v.event,
+        'x-comment': v.comment,
+        'x-suri': v.uri,
+        'sc-bytes': v.bytes,
+        'x-duration': v.duration,
+        's-port': v.port,
+      }),
+    );
+    const settings: EncodingSettings = { ...SETTINGS, filters: {} };
+    fc.assert(
+      fc.property(fc.array(fc.oneof(record, line), { minLength: 1, maxLength: 20 }), fc.boolean(), fc.constantFrom([true, false], [false, true], [true, true]), (lines, redact, [documents, lokiLines]) => {
+        const s = { ...settings, redactSecrets: redact, documents, lokiLines };
+        const segment = { server: 'edge-1', logType: 'access', fields: FIELDS, lines };
+        expect(viewOf(segment, new LineEncoder(s).encode(segment), s)).toEqual(plainEncode(lines, s));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('sends NDJSON of consecutive documents of one segment as the bytes the encoder wrote', () => {
+    const settings: EncodingSettings = { ...SETTINGS, filters: {}, documents: true, lokiLines: false };
+    const lines = fc.sample(line, { numRuns: 50, seed: 3 });
+    const segment = { server: 'edge-1', logType: 'access', fields: FIELDS, lines };
+    const entries = entriesOf(segment, new LineEncoder(settings).encode(segment), settings, 0);
+    const expected = entries.map((e) => `${e.document!.toString('utf8')}\n`).join('');
+    expect(encodeNdjson(entries).toString('utf8')).toBe(expected);
+    // Runs of two segments, and entries out of order, are copied.
+    const other = entriesOf(segment, new LineEncoder(settings).encode(segment), settings, 0);
+    const mixed = [...entries.slice(0, 10), ...other.slice(5, 20), entries[30]!, entries[29]!];
+    expect(encodeNdjson(mixed).toString('utf8')).toBe(mixed.map((e) => `${e.document!.toString('utf8')}\n`).join(''));
+    expect(encodeNdjson([]).length).toBe(0);
+  });
+
   it('writes records and Loki lines as JSON.stringify(record) and JSON.stringify(JSON.stringify(record)) do, whatever the characters', () => {
     const odd = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 12 }),
@@ -231,7 +282,7 @@ describe('encoder threads', () => {
 
   it('encode in a worker thread what the event loop would', async () => {
     expect(existsSync(worker), 'the compiled worker is missing: run `npm run build` first').toBe(true);
-    const pool = new EncoderPool({ settings: SETTINGS, threads: 2, logger: capture().logger, workerUrl: worker });
+    const pool = new EncoderPool({ settings: SETTINGS, threads: 2, cpus: 4, logger: capture().logger, workerUrl: worker });
     try {
       const size = pool.partSize(lines.length);
       expect(size).toBe(450);
@@ -247,9 +298,23 @@ describe('encoder threads', () => {
     }
   });
 
+  it('run at most one thread fewer than the CPUs: one on two, none on one (the event loop needs a core)', async () => {
+    for (const [cpus, threads] of [[2, 1], [1, 0]] as const) {
+      const pool = new EncoderPool({ settings: SETTINGS, threads: 2, cpus, logger: capture().logger, workerUrl: worker });
+      try {
+        expect(pool.partSize(lines.length)).toBe(threads === 0 ? lines.length : Math.max(200, lines.length));
+        expect(viewOf(segment, await pool.encode(segment)).kept).toEqual(expected.kept);
+        expect(viewOf(segment, await pool.encode(segment)).kept).toEqual(expected.kept);
+        expect(pool.size).toBe(threads);
+      } finally {
+        await pool.close();
+      }
+    }
+  });
+
   it('stop threads that have had no work for a while, and start them again when work comes', async () => {
     const log = capture();
-    const pool = new EncoderPool({ settings: SETTINGS, threads: 1, logger: log.logger, workerUrl: worker, idleMs: 200 });
+    const pool = new EncoderPool({ settings: SETTINGS, threads: 1, cpus: 4, logger: log.logger, workerUrl: worker, idleMs: 200 });
     try {
       expect(viewOf(segment, await pool.encode(segment)).kept).toEqual(expected.kept);
       expect(pool.size).toBe(1);
@@ -268,7 +333,7 @@ describe('encoder threads', () => {
     // Takes the first request and dies with it, as a thread that runs out of memory would.
     writeFileSync(crashing, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => process.exit(7));\n");
     const log = capture();
-    const pool = new EncoderPool({ settings: SETTINGS, threads: 1, logger: log.logger, workerUrl: pathToFileURL(crashing) });
+    const pool = new EncoderPool({ settings: SETTINGS, threads: 1, cpus: 4, logger: log.logger, workerUrl: pathToFileURL(crashing) });
     try {
       for (let i = 0; i < 4; i++) expect(viewOf(segment, await pool.encode(segment))).toEqual(expected);
       expect(log.text()).toContain('encoder thread failed: its lines are parsed on the event loop');
@@ -280,7 +345,7 @@ describe('encoder threads', () => {
   });
 
   it('start no thread at all when there is no compiled worker', async () => {
-    const pool = new EncoderPool({ settings: SETTINGS, threads: 2, logger: capture().logger, workerUrl: pathToFileURL(join(dir, 'missing.js')) });
+    const pool = new EncoderPool({ settings: SETTINGS, threads: 2, cpus: 4, logger: capture().logger, workerUrl: pathToFileURL(join(dir, 'missing.js')) });
     expect(viewOf(segment, await pool.encode(segment))).toEqual(expected);
     expect(pool.size).toBe(0);
     await pool.close();
