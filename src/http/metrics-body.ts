@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw, gzip } from 'node:zlib';
+import { constants, crc32, createDeflateRaw, deflateRaw, gzip } from 'node:zlib';
 import { Utf8Builder } from '../utf8-builder.js';
 
 /**
@@ -14,21 +14,52 @@ const gzipAsync = promisify(gzip);
 /** Gzip member header (RFC 1952): deflate, no flags, no mtime, XFL 4 ("fastest"), OS 3 (Unix), as zlib writes it. */
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3]);
 
+/** Pieces shorter than this are copied together into one part; longer byte pieces are kept as they are. */
+const COALESCE_BYTES = 16 * 1024;
+
 /**
  * Text encoded once and reused by many responses, with its compressed form made on first demand (in
  * zlib's thread pool, once) and kept. Immutable: a change makes a new one.
+ *
+ * The bytes are kept as parts, not joined: the long ones are views of the rendered sets' own buffers (which the
+ * store holds anyway), so the exposition is not held twice; short ones are copied together so a response is a
+ * few dozen writes, not thousands.
  */
 export class EncodedText {
   private deflated: Promise<Buffer> | undefined;
   private checksum: number | undefined;
 
-  private constructor(readonly bytes: Buffer) {}
+  private constructor(
+    readonly parts: readonly Uint8Array[],
+    readonly length: number,
+  ) {}
 
-  /** Encodes the pieces straight into one buffer, without joining them into one string first. */
-  static fromChunks(chunks: readonly string[]): EncodedText {
-    const out = new Utf8Builder();
-    for (const c of chunks) out.add(c);
-    return new EncodedText(out.toBuffer(true));
+  /** Strings are encoded; byte pieces of 16 KB and more are kept as views, shorter ones copied together. */
+  static fromChunks(chunks: readonly (string | Uint8Array)[]): EncodedText {
+    const parts: Uint8Array[] = [];
+    let run = new Utf8Builder();
+    let length = 0;
+    const flush = () => {
+      if (run.byteLength === 0) return;
+      parts.push(run.toBuffer(true));
+      run = new Utf8Builder();
+    };
+    for (const c of chunks) {
+      const n = typeof c === 'string' ? Buffer.byteLength(c, 'utf8') : c.length;
+      if (n === 0) continue;
+      length += n;
+      if (typeof c !== 'string' && n >= COALESCE_BYTES) {
+        flush();
+        parts.push(c);
+      } else run.add(c);
+    }
+    flush();
+    return new EncodedText(parts, length);
+  }
+
+  /** All of it in one buffer (a copy: for tests and tools, not for responses). */
+  toBuffer(): Buffer {
+    return Buffer.concat(this.parts, this.length);
   }
 
   /**
@@ -36,7 +67,7 @@ export class EncodedText {
    * follow it inside the same gzip member (it never refers back into this one).
    */
   deflate(): Promise<Buffer> {
-    this.deflated ??= deflateRawAsync(this.bytes, { level: METRICS_GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH }).catch((err: unknown) => {
+    this.deflated ??= deflateParts(this.parts).catch((err: unknown) => {
       this.deflated = undefined; // a failure must not stick to every later scrape
       throw err;
     });
@@ -45,9 +76,26 @@ export class EncodedText {
 
   /** CRC-32 of the bytes, for the gzip trailer. */
   crc32(): number {
-    this.checksum ??= crc32(this.bytes);
+    if (this.checksum === undefined) {
+      let c = 0;
+      for (const p of this.parts) c = crc32(p, c);
+      this.checksum = c;
+    }
     return this.checksum;
   }
+}
+
+/** Raw deflate of the parts as one stream, ending in a sync flush (see EncodedText.deflate). */
+function deflateParts(parts: readonly Uint8Array[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const z = createDeflateRaw({ level: METRICS_GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
+    const out: Buffer[] = [];
+    z.on('data', (b: Buffer) => out.push(b));
+    z.on('error', reject);
+    z.on('end', () => resolve(Buffer.concat(out)));
+    for (const p of parts) z.write(p);
+    z.end();
+  });
 }
 
 /**
@@ -60,7 +108,7 @@ export async function gzipJoined(head: EncodedText, tail: Buffer): Promise<Buffe
   const trailer = Buffer.allocUnsafe(8);
   // Node's crc32 of an empty buffer without storage answers 0, not the value it continues from.
   trailer.writeUInt32LE(tail.length > 0 ? crc32(tail, head.crc32()) : head.crc32(), 0);
-  trailer.writeUInt32LE((head.bytes.length + tail.length) % 2 ** 32, 4);
+  trailer.writeUInt32LE((head.length + tail.length) % 2 ** 32, 4);
   return Buffer.concat([GZIP_HEADER, body, rest, trailer]);
 }
 

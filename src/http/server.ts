@@ -55,9 +55,12 @@ export async function sendMetrics(req: IncomingMessage, res: ServerResponse, bod
     sendGzipped(res, await gzipJoined(body.cached, fresh));
     return;
   }
-  res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE, 'content-length': body.cached.bytes.length + fresh.length });
-  res.write(body.cached.bytes);
+  res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE, 'content-length': body.cached.length + fresh.length });
+  // Corked: the parts leave in one writev, not one packet each.
+  res.cork();
+  for (const part of body.cached.parts) res.write(part);
   res.end(fresh);
+  res.uncork();
 }
 
 function landingPage(links: ExporterServerOptions['links']): string {

@@ -1,5 +1,6 @@
 import type { MetricDef } from './definitions.js';
 import type { Labels, MetricSet } from './metric-set.js';
+import { Utf8Builder, Utf8Writer } from '../utf8-builder.js';
 
 const NEEDS_ESCAPE = /[\\\n"]/;
 
@@ -20,18 +21,11 @@ export function formatValue(v: number): string {
   return String(v);
 }
 
-function formatLabels(labels: Labels, extra = ''): string {
-  let out = extra;
-  for (const k in labels) {
-    const v = labels[k]!;
-    if (v === '') continue; // an empty label value is the same as no label
-    out += (out ? ',' : '') + k + '="' + escapeLabel(v) + '"';
-  }
-  return out ? '{' + out + '}' : '';
-}
-
-/** Sample lines of one family, rendered once when a poll's set is stored and reused by every scrape. */
-export type RenderedSet = Map<string, { def: MetricDef; lines: string }>;
+/**
+ * Sample lines of one family, rendered once when a poll's set is stored and reused by every scrape: UTF-8 bytes
+ * (views of one buffer per set), outside the JavaScript heap.
+ */
+export type RenderedSet = Map<string, { def: MetricDef; lines: Uint8Array }>;
 
 export function renderSet(set: MetricSet, extraLabels = ''): RenderedSet {
   const steps = renderSteps(set, extraLabels);
@@ -42,7 +36,7 @@ export function renderSet(set: MetricSet, extraLabels = ''): RenderedSet {
 }
 
 /**
- * renderSet a slice at a time: a poll of 20,000 series takes tens of milliseconds to render, and a scrape
+ * renderSet a slice at a time: a poll of 20,000 series takes milliseconds to render, and a scrape
  * arriving meanwhile is answered between two slices (from the sets stored before) instead of waiting.
  */
 export async function renderSetInSlices(set: MetricSet, extraLabels = '', sliceMs = 4): Promise<RenderedSet> {
@@ -58,32 +52,140 @@ export async function renderSetInSlices(set: MetricSet, extraLabels = '', sliceM
   }
 }
 
+/** Bytes a sample line takes on average (a stream's labels and a counter), to size the buffer once. */
+const LINE_BYTES_GUESS = 160;
+/** A label set's bytes are remembered (to copy, not format again) when its offset and length fit this packing. */
+const RANGE_LENGTH = 0x10000;
+
 /**
- * Renders the set, pausing (yielding) every few hundred samples so a caller may hand the event loop back.
- * `extraLabels` (`k="v",...`, already escaped) go on every sample: a server's labels from its target file.
+ * Renders the set straight into UTF-8, pausing (yielding) every few hundred samples so a caller may hand the
+ * event loop back. `extraLabels` (`k="v",...`, already escaped) go on every sample: a server's labels from its
+ * target file. Strings per line (or a string per family, joined from pieces) would be garbage by the next poll,
+ * several times the size of the text: at 20,000 series they were most of what a poll allocated, and most of the
+ * exporter's peak memory (bench/RESULTS.md).
  */
 function* renderSteps(set: MetricSet, extraLabels: string): Generator<void, RenderedSet> {
-  const out: RenderedSet = new Map();
-  // Collectors share one label object between the families of an object (a stream's uptime, bytes,
-  // rates...): each is formatted once per set, not once per sample.
-  const formatted = new Map<Labels, string>();
+  const out = new Utf8Writer(Math.max(4096, set.size * LINE_BYTES_GUESS));
+  const families: Array<[string, MetricDef, number, number]> = [];
+  // Collectors share one label object between the families of an object (a stream's uptime, bytes, rates...):
+  // its `{...}` is formatted once per set and copied after that.
+  const written = new Map<Labels, number>();
   let count = 0;
   for (const [name, family] of set.families) {
-    // Pieces joined once give one flat string; `+=` per line would build a tree of thousands of small
-    // strings that lives until the next poll and costs the garbage collector more than the rendering.
-    const parts: string[] = [];
+    const start = out.pos;
     for (const s of family.samples) {
-      let labels = formatted.get(s.labels);
-      if (labels === undefined) {
-        labels = formatLabels(s.labels, extraLabels);
-        formatted.set(s.labels, labels);
+      writeAscii(out, name);
+      const range = written.get(s.labels);
+      if (range !== undefined) {
+        const from = Math.floor(range / RANGE_LENGTH);
+        const length = range % RANGE_LENGTH;
+        out.ensure(length);
+        out.buf.copyWithin(out.pos, from, from + length);
+        out.pos += length;
+      } else {
+        const from = out.pos;
+        writeLabels(out, s.labels, extraLabels);
+        if (out.pos - from < RANGE_LENGTH) written.set(s.labels, from * RANGE_LENGTH + (out.pos - from));
       }
-      parts.push(name, labels, ' ', formatValue(s.value), '\n');
+      out.byte(SPACE);
+      writeValue(out, s.value);
+      out.byte(NEWLINE);
       if (++count % 512 === 0) yield;
     }
-    out.set(name, { def: family.def, lines: parts.join('') });
+    families.push([name, family.def, start, out.pos]);
   }
-  return out;
+  const bytes = out.pos < out.buf.length * 0.75 ? out.take() : out.buf.subarray(0, out.pos);
+  const rendered: RenderedSet = new Map();
+  for (const [name, def, start, end] of families) rendered.set(name, { def, lines: bytes.subarray(start, end) });
+  return rendered;
+}
+
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Writes `text`, byte by byte while it is ASCII (names, label keys, numbers), the rest in one encoder call. */
+function writeAscii(out: Utf8Writer, text: string): void {
+  out.ensure(text.length);
+  const buf = out.buf;
+  let p = out.pos;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) {
+      out.pos = p;
+      out.string(text.slice(i));
+      return;
+    }
+    buf[p++] = c;
+  }
+  out.pos = p;
+}
+
+/** A label value as the text format escapes it (`\\`, `\"`, `\n`), in UTF-8. */
+function writeLabelValue(out: Utf8Writer, v: string): void {
+  out.ensure(v.length * 2);
+  const buf = out.buf;
+  let p = out.pos;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c >= 0x80) {
+      out.pos = p;
+      out.string(escapeLabel(v.slice(i)));
+      return;
+    }
+    if (c === BACKSLASH || c === QUOTE) {
+      buf[p++] = BACKSLASH;
+      buf[p++] = c;
+    } else if (c === NEWLINE) {
+      buf[p++] = BACKSLASH;
+      buf[p++] = 0x6e; // n
+    } else buf[p++] = c;
+  }
+  out.pos = p;
+}
+
+/** `{extra,k="v",...}`, or nothing when there are no labels; an empty value is the same as no label. */
+function writeLabels(out: Utf8Writer, labels: Labels, extra: string): void {
+  let any = extra !== '';
+  if (any) {
+    out.byte(0x7b); // {
+    writeAscii(out, extra);
+  }
+  for (const k in labels) {
+    const v = labels[k]!;
+    if (v === '') continue;
+    out.byte(any ? 0x2c : 0x7b); // , or {
+    any = true;
+    writeAscii(out, k);
+    out.byte(0x3d); // =
+    out.byte(QUOTE);
+    writeLabelValue(out, v);
+    out.byte(QUOTE);
+  }
+  if (any) out.byte(0x7d); // }
+}
+
+/** The value as formatValue gives it; a safe integer digit by digit, without a string. */
+function writeValue(out: Utf8Writer, v: number): void {
+  if (!Number.isSafeInteger(v)) {
+    writeAscii(out, formatValue(v));
+    return;
+  }
+  out.ensure(17);
+  const buf = out.buf;
+  if (v < 0) {
+    buf[out.pos++] = 0x2d; // -
+    v = -v;
+  }
+  let digits = 1;
+  for (let t = v; t >= 10; t = Math.floor(t / 10)) digits++;
+  let p = out.pos + digits;
+  out.pos = p;
+  do {
+    buf[--p] = 0x30 + (v % 10);
+    v = Math.floor(v / 10);
+  } while (v > 0);
 }
 
 /**
@@ -91,12 +193,14 @@ function* renderSteps(set: MetricSet, extraLabels: string): Generator<void, Rend
  * every set (several servers and collectors feed the same family).
  */
 export function mergeRendered(sets: Iterable<RenderedSet>): string {
-  return mergeRenderedChunks(sets).join('');
+  const out = new Utf8Builder();
+  for (const chunk of mergeRenderedChunks(sets)) out.add(chunk);
+  return out.toBuffer().toString('utf8');
 }
 
-/** The pieces of `mergeRendered`'s text in order, for writing them out without joining them first. */
-export function mergeRenderedChunks(sets: Iterable<RenderedSet>): string[] {
-  const byName = new Map<string, { def: MetricDef; parts: string[] }>();
+/** The pieces of `mergeRendered`'s text in order (HELP and TYPE as text, samples as bytes), for writing them out without joining them first. */
+export function mergeRenderedChunks(sets: Iterable<RenderedSet>): Array<string | Uint8Array> {
+  const byName = new Map<string, { def: MetricDef; parts: Uint8Array[] }>();
   for (const set of sets) {
     for (const [name, { def, lines }] of set) {
       let entry = byName.get(name);
@@ -104,7 +208,7 @@ export function mergeRenderedChunks(sets: Iterable<RenderedSet>): string[] {
       entry.parts.push(lines);
     }
   }
-  const chunks: string[] = [];
+  const chunks: Array<string | Uint8Array> = [];
   for (const [name, { def, parts }] of [...byName].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     chunks.push(`# HELP ${name} ${escapeHelp(def.help)}\n# TYPE ${name} ${def.type}\n`, ...parts);
   }

@@ -67,6 +67,6 @@ export class SnapshotStore {
 
   /** The exposition text of all sets. */
   render(): string {
-    return this.encoded().bytes.toString('utf8');
+    return this.encoded().toBuffer().toString('utf8');
   }
 }

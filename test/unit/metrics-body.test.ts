@@ -25,7 +25,7 @@ describe('EncodedText and gzipJoined', () => {
   it('encodes chunks as their joined UTF-8 text', () => {
     fc.assert(
       fc.property(fc.array(text, { maxLength: 8 }), (chunks) => {
-        expect(EncodedText.fromChunks(chunks).bytes.equals(Buffer.from(chunks.join(''), 'utf8'))).toBe(true);
+        expect(EncodedText.fromChunks(chunks).toBuffer().equals(Buffer.from(chunks.join(''), 'utf8'))).toBe(true);
       }),
     );
   });
@@ -35,7 +35,7 @@ describe('EncodedText and gzipJoined', () => {
       fc.asyncProperty(fc.array(text, { maxLength: 5 }), text, async (chunks, tail) => {
         const head = EncodedText.fromChunks(chunks);
         const tailBytes = Buffer.from(tail, 'utf8');
-        singleMember(await gzipJoined(head, tailBytes), Buffer.concat([head.bytes, tailBytes]));
+        singleMember(await gzipJoined(head, tailBytes), Buffer.concat([head.toBuffer(), tailBytes]));
       }),
       { numRuns: 200 },
     );
@@ -51,7 +51,7 @@ describe('EncodedText and gzipJoined', () => {
     expect(big.deflate()).toBe(first);
     for (const tail of ['', 'wowza_stream_uptime_seconds{server="s",stream="cam1"} 5\n', 'é\n'.repeat(5000)]) {
       const t = Buffer.from(tail);
-      singleMember(await gzipJoined(big, t), Buffer.concat([big.bytes, t]));
+      singleMember(await gzipJoined(big, t), Buffer.concat([big.toBuffer(), t]));
     }
   });
 });
@@ -67,6 +67,54 @@ function set(server: string, names: string[], value: number): MetricSet {
   }
   return s;
 }
+
+/** The text format written the plain way, one string per line: what renderSet's bytes must equal. */
+function plainExposition(set: MetricSet, extra: string): string {
+  const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+  const value = (v: number) => (Number.isNaN(v) ? 'NaN' : v === Infinity ? '+Inf' : v === -Infinity ? '-Inf' : String(v));
+  let text = '';
+  const names = [...set.families.keys()].sort();
+  for (const name of names) {
+    const family = set.families.get(name)!;
+    text += `# HELP ${name} ${family.def.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${name} ${family.def.type}\n`;
+    for (const s of family.samples) {
+      const pairs = Object.entries(s.labels)
+        .filter(([, v]) => v !== '')
+        .map(([k, v]) => `${k}="${esc(v)}"`);
+      const all = [extra, ...pairs].filter((p) => p !== '');
+      text += `${name}${all.length > 0 ? `{${all.join(',')}}` : ''} ${value(s.value)}\n`;
+    }
+  }
+  return text;
+}
+
+describe('renderSet', () => {
+  it('writes the text format byte for byte, whatever the label values, numbers and shared label objects', () => {
+    const labelValue = fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('', 'a"b', 'c\\d', 'e\nf', 'ü', '🎥', '\ud83c'));
+    const labels = fc.dictionary(fc.constantFrom('server', 'vhost', 'application', 'stream', 'protocol'), labelValue, { maxKeys: 5 });
+    const value = fc.oneof(
+      fc.integer(),
+      fc.double(),
+      fc.constantFrom(0, -0, 1e21, -1e21, 2 ** 53, -(2 ** 53), Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1.5e-7, Infinity, -Infinity),
+      fc.bigInt({ min: 0n, max: 2n ** 64n }).map(Number),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('wowza_a', 'wowza_b_total', 'wowza_c'), fc.nat(4), value), { maxLength: 40 }),
+        fc.array(labels, { minLength: 5, maxLength: 5 }),
+        fc.constantFrom('', 'site="x"', 'site="ü",dc="\\"a\\""'),
+        (samples, labelSets, extra) => {
+          const set = new MetricSet();
+          // Label objects are shared between samples, as collectors share a stream's between its families.
+          for (const [name, k, v] of samples) set.add(def(name), labelSets[k]!, v);
+          // As UTF-8 (a lone surrogate becomes U+FFFD, as any encoder writes it).
+          expect(mergeRendered([renderSet(set, extra)])).toBe(Buffer.from(plainExposition(set, extra), 'utf8').toString('utf8'));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
 
 describe('SnapshotStore', () => {
   it('renders what mergeRendered renders, and rebuilds only after a change', async () => {
