@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP, connect as netConnect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { connect as tlsConnect, checkServerIdentity, type PeerCertificate } from 'node:tls';
-import { request } from 'undici';
+import { request } from '../undici-core.js';
 import type { Collector } from '../collectors/collector.js';
 import { Discovery } from '../collectors/discovery.js';
 import { limiterFor, runCollector } from '../collectors/scheduler.js';

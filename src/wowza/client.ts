@@ -14,6 +14,7 @@ import {
   type CallSite,
 } from './errors.js';
 import { parseConnectionCounts, type StreamSessions } from './connection-counts.js';
+import { RequestDeadline } from '../request-deadline.js';
 import { redactUrl } from './redact.js';
 import {
   ApplicationList,
@@ -191,21 +192,22 @@ export class WowzaClient {
       const authorization = this.auth.header(method, uri);
       if (authorization) headers.authorization = authorization;
       const started = performance.now();
-      const deadline = AbortSignal.timeout(this.target.timeoutMs);
-      const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+      const deadline = new RequestDeadline(this.target.timeoutMs, signal);
       let res;
       try {
         res = await exchange(this.dispatcher, url, {
           method,
           headers,
           body,
-          signal: combined,
+          signal: deadline.signal,
           maxBytes: this.target.maxResponseBytes,
         });
       } catch (err) {
         const failure = this.classify(err, site, deadline, signal);
         this.observe(site.endpoint, failure.kind, started);
         throw failure;
+      } finally {
+        deadline.release();
       }
       this.observe(site.endpoint, String(res.status), started);
       if (res.status === 401) {
@@ -224,11 +226,11 @@ export class WowzaClient {
     this.options.onRequest?.(endpoint, code, (performance.now() - started) / 1000);
   }
 
-  private classify(err: unknown, site: CallSite, deadline: AbortSignal, caller?: AbortSignal): WowzaError {
+  private classify(err: unknown, site: CallSite, deadline: RequestDeadline, caller?: AbortSignal): WowzaError {
     if (err instanceof WowzaError) return err;
     if (err instanceof BodyTooLargeError) return new WowzaTooLargeError(site, this.target.maxResponseBytes);
     // The request's own timeout first: when both fired, "did not answer within" is the better account.
-    if (deadline.aborted) return new WowzaTimeoutError(site, this.target.timeoutMs);
+    if (deadline.timedOut) return new WowzaTimeoutError(site, this.target.timeoutMs);
     if (caller?.aborted) return new WowzaAbortedError(site, isTimeout(caller.reason) ? 'the poll deadline passed first' : undefined);
     const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
     const code = e.code && e.code !== 'UND_ERR_SOCKET' ? e.code : (e.cause?.code ?? e.code);

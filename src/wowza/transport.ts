@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request } from '../undici-core.js';
 
 export interface TlsSettings {
   caFile?: string;

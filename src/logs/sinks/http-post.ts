@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request } from '../../undici-core.js';
+import { RequestDeadline } from '../../request-deadline.js';
 import { redactUrl } from '../../wowza/redact.js';
 import { parseRetryAfter } from '../backoff.js';
 import { DeliveryError } from './log-sink.js';
@@ -45,16 +47,9 @@ const BODY_EXCERPT = 300;
  */
 export async function httpPost(target: HttpPostTarget, body: string | Buffer, contentType: string, signal: AbortSignal): Promise<void> {
   const where = redactUrl(target.url);
-  // One controller per request, tied to the caller's signal and a deadline, both released afterwards
-  // (the caller's signal lives as long as the sink: nothing may pile up on it).
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, target.timeoutMs);
-  const onAbort = () => controller.abort();
-  signal.addEventListener('abort', onAbort, { once: true });
+  // Tied to the caller's signal and a deadline, both released afterwards (the caller's signal lives as long
+  // as the sink: nothing may pile up on it).
+  const deadline = new RequestDeadline(target.timeoutMs, signal);
   try {
     let res: Dispatcher.ResponseData;
     try {
@@ -63,19 +58,18 @@ export async function httpPost(target: HttpPostTarget, body: string | Buffer, co
         headers: { ...target.headers, 'content-type': contentType },
         body,
         dispatcher: target.dispatcher,
-        signal: controller.signal,
+        signal: deadline.signal,
         headersTimeout: target.timeoutMs,
         bodyTimeout: target.timeoutMs,
       });
     } catch (err) {
       if (signal.aborted) throw err;
-      if (timedOut) throw new DeliveryError(`${where}: no answer within ${target.timeoutMs} ms`, true);
+      if (deadline.timedOut) throw new DeliveryError(`${where}: no answer within ${target.timeoutMs} ms`, true);
       throw new DeliveryError(`${where}: ${networkReason(err)}`, true);
     }
     await checkResponse(res, where, scrubber(target.headers));
   } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
+    deadline.release();
   }
 }
 
