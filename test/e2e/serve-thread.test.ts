@@ -21,8 +21,8 @@ describe('the exporter\'s heap, as users run it', () => {
     }
   }
 
-  it('without NODE_OPTIONS: the young generation of --max-semi-space-size=4 (not the 32 MiB of node\'s default)', async () => {
-    expect(await newSpaceBytes({ NODE_OPTIONS: '' })).toBeLessThanOrEqual(8 * 1024 * 1024);
+  it('without NODE_OPTIONS: the young generation of --max-semi-space-size=2 (not the 32 MiB of node\'s default)', async () => {
+    expect(await newSpaceBytes({ NODE_OPTIONS: '' })).toBeLessThanOrEqual(4 * 1024 * 1024);
   });
 
   it('with NODE_OPTIONS=--max-semi-space-size=1: the user\'s setting', async () => {
