@@ -204,6 +204,8 @@ async function main() {
         // The one setting the Dockerfile, the systemd unit and the Kubernetes manifest still add (fewer malloc
         // arenas; the smaller young generation is the CLI's own). A tuned row: the target is judged at the defaults.
         { series: 20_000, label: 'MALLOC_ARENA_MAX=2', env: { MALLOC_ARENA_MAX: '2' } },
+        // The README's sizing with connectioncounts: the same series, viewers from one document a cycle.
+        { series: 20_000, label: 'connectioncounts', connectioncounts: true },
       ];
       const rows = await runMetricsScrape({ cases: args.quick ? [cases[0], cases[1], cases[3]] : cases, latencyMs: LATENCY_MS, durationMs: args.quick ? 6000 : 10_000, everyMs: 100, dir, log });
       printScrape(rows);

@@ -23,10 +23,13 @@ export const streamsForSeries = (series) => Math.max(1, Math.round((series - FIX
 /** The default poll interval: the exporter runs at its defaults here. */
 const POLL_INTERVAL_MS = 15_000;
 
-/** The server and nothing else (the stream cap raised only so that the 100,000-series case fits). */
-export function exporterConfig(simulator, overrides = {}) {
+/**
+ * The server and nothing else (the stream cap raised only so that the 100,000-series case fits).
+ * `connectioncounts`: viewers from the simulator's /connectioncounts, as `--wowza.connectioncounts-url` sets it.
+ */
+export function exporterConfig(simulator, overrides = {}, { connectioncounts = false } = {}) {
   return {
-    servers: [{ url: simulator.url, username: simulator.username, auth: 'basic' }],
+    servers: [{ url: simulator.url, username: simulator.username, auth: 'basic', ...(connectioncounts ? { connectioncounts_url: `${simulator.url}/connectioncounts` } : {}) }],
     web: { listen_address: '127.0.0.1:0' },
     discovery: { max_streams_per_server: 50_000 },
     ...overrides,
@@ -63,18 +66,19 @@ async function scrapeFor(scraper, durationMs, everyMs) {
  * Per case: the exporter starts and finishes its first poll; then memory is watched for one poll interval
  * scraped like Prometheus does (every 5 s); then latency is sampled with a scrape every `everyMs`, far
  * more often than any Prometheus, so that scrapes land at every moment of the poll cycle.
- * `env`: extra environment for the exporter (runtime settings such as NODE_OPTIONS).
+ * `env`: extra environment for the exporter (runtime settings such as NODE_OPTIONS); `connectioncounts`: viewers
+ * from the connectioncounts document (the REST stream reads then every 60 s).
  */
 export async function runMetricsScrape({ cases, latencyMs, durationMs, everyMs, dir, log }) {
   const rows = [];
-  for (const { series: target, env, label } of cases) {
+  for (const { series: target, env, label, connectioncounts } of cases) {
     const streams = streamsForSeries(target);
     const sim = await startWorker('simulator', SIM);
     let exporter;
     let scraper;
     try {
       const topology = await sim.call('start', { latencyMs, streams });
-      exporter = await startExporterProcess({ config: exporterConfig(topology), password: topology.password, dir, env });
+      exporter = await startExporterProcess({ config: exporterConfig(topology, {}, { connectioncounts }), password: topology.password, dir, env });
       await exporter.ready(120_000);
       // Start-up (module loading, the cold first poll, undici's WebAssembly parser being optimised about a
       // second after the first request) peaks higher than anything later: recorded, then left out.
