@@ -14,6 +14,7 @@ import {
 } from './errors.js';
 import { hasNextPage, type Pagination } from './pagination.js';
 import { parseRetryAfter } from './retry-after.js';
+import { RequestDeadline } from '../request-deadline.js';
 import { ScheduleEnvelopeSchema, ScheduleListSchema, type Schedule, type ScheduleSummary } from './schedule.js';
 import { validateSchedulePatch, type SchedulePatchInput } from './schedule-patch.js';
 import { isUsableToken } from './token.js';
@@ -301,11 +302,10 @@ export class VideoClient {
   ): Promise<Answer & { retryAfter: string | null; location?: string }> {
     if (spec.signal?.aborted) throw new VideoAbortedError(call);
     const started = performance.now();
-    const deadline = AbortSignal.timeout(this.timeoutMs);
-    const signal = spec.signal ? AbortSignal.any([spec.signal, deadline]) : deadline;
+    const deadline = new RequestDeadline(this.timeoutMs, spec.signal);
     const observe = (code: string) => this.onRequest?.(spec.endpoint, code, (performance.now() - started) / 1000);
     try {
-      const res = await fetch(url, { method: spec.method, headers, body: payload, signal, redirect: 'manual' });
+      const res = await fetch(url, { method: spec.method, headers, body: payload, signal: deadline.signal, redirect: 'manual' });
       const text = await this.readBody(res, call);
       observe(String(res.status));
       const location = res.headers.get('location');
@@ -324,7 +324,7 @@ export class VideoClient {
         observe('aborted');
         throw new VideoAbortedError(call);
       }
-      if (deadline.aborted) {
+      if (deadline.timedOut) {
         observe('timeout');
         throw new VideoTimeoutError(call, this.timeoutMs);
       }
@@ -332,6 +332,8 @@ export class VideoClient {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const detail = cause?.code ?? cause?.message ?? (err as Error).message ?? String(err);
       throw new VideoNetworkError(call, url.origin, this.scrub(String(detail)));
+    } finally {
+      deadline.release();
     }
   }
 
