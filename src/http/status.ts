@@ -73,6 +73,8 @@ export interface Status {
       rotations: number;
       rotation_gaps: number;
       read_failures: number;
+      /** Age of the oldest line read and not yet acknowledged by every sink; 0 when none waits. */
+      oldest_unacked_seconds: number;
       last_error: string | null;
       last_error_at: string | null;
       /** The last read failed and none succeeded since. */
@@ -159,7 +161,10 @@ export interface StatusSources {
   jobs: Array<{ server: string; collector: string; intervalMs: number; last?: LastPoll }>;
   facts: StatusFacts;
   registry: Registry;
-  logs?: { followers: Array<{ server: string; logType: string; lastError?: { message: string; at: number; failing: boolean } }>; sinkNames: readonly string[] };
+  logs?: {
+    followers: Array<{ server: string; logType: string; oldestUnackedSeconds: number; lastError?: { message: string; at: number; failing: boolean } }>;
+    sinkNames: readonly string[];
+  };
   webhooks?: { lastEvent?: { name: string; server: string; at: number } };
 }
 
@@ -252,6 +257,7 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
           rotations: rotations!.get(key) ?? 0,
           rotation_gaps: gaps!.get(key) ?? 0,
           read_failures: failures!.get(key) ?? 0,
+          oldest_unacked_seconds: f.oldestUnackedSeconds,
           last_error: f.lastError?.message ?? null,
           last_error_at: iso(f.lastError?.at),
           failing: f.lastError?.failing ?? false,

@@ -12,6 +12,8 @@ export interface AckTicket {
 interface Pending<P> {
   position: P;
   remaining: number;
+  /** When the chunk was read (epoch ms). */
+  readAt: number;
 }
 
 export class AckTracker<P> {
@@ -19,8 +21,11 @@ export class AckTracker<P> {
 
   constructor(private readonly commit: (position: P) => void) {}
 
-  /** Tracks a chunk that needs `parts` acknowledgements; with 0 it completes as soon as those before it do. */
-  track(position: P, parts: number): AckTicket {
+  /**
+   * Tracks a chunk read at `readAt` that needs `parts` acknowledgements; with 0 it completes as soon as those
+   * before it do.
+   */
+  track(position: P, parts: number, readAt = Date.now()): AckTicket {
     const last = this.pending[this.pending.length - 1];
     if (parts <= 0 && last) {
       // Nothing to wait for: this chunk completes exactly when the one before it does, so it can
@@ -28,7 +33,7 @@ export class AckTracker<P> {
       last.position = position;
       return { ack: () => undefined };
     }
-    const entry: Pending<P> = { position, remaining: parts };
+    const entry: Pending<P> = { position, remaining: parts, readAt };
     this.pending.push(entry);
     if (parts <= 0) this.advance();
     return {
@@ -38,6 +43,11 @@ export class AckTracker<P> {
         if (entry.remaining <= 0) this.advance();
       },
     };
+  }
+
+  /** When the oldest chunk not yet acknowledged by every sink was read, if there is one. */
+  get oldestReadAt(): number | undefined {
+    return this.pending[0]?.readAt;
   }
 
   /** Chunks handed on but not yet committed. */

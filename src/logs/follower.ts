@@ -98,7 +98,7 @@ interface FileIdentity {
  */
 function headFingerprint(page: LogPage): string | undefined {
   if (page.startOffset !== 0) return undefined;
-  const first = page.lines.find((l) => !l.startsWith('#') && !isBlank(l));
+  const first = page.lines.find(isRecordLine);
   return first === undefined ? undefined : createHash('sha256').update(first).digest('base64url').slice(0, 22);
 }
 
@@ -111,6 +111,10 @@ function isTransportFailure(err: unknown): boolean {
   return kind === 'network' || kind === 'timeout' || kind === 'tls' || kind === 'auth' || kind === 'aborted';
 }
 
+function isRecordLine(line: string): boolean {
+  return !line.startsWith('#') && !isBlank(line);
+}
+
 /** `line.trim() === ''` (the parser's blank line), without trimming the lines that start with a visible character. */
 function isBlank(line: string): boolean {
   const c = line.charCodeAt(0);
@@ -121,9 +125,13 @@ function hasFilter(f: ServerFilter): boolean {
   return (f.flags?.length ?? 0) > 0 || !!f.search || !!f.regexSearch;
 }
 
-/** The position field of an identity's fingerprint, when it has one. */
-function headOf(id: FileIdentity): { head?: string } {
-  return id.head === undefined ? {} : { head: id.head };
+/**
+ * The position fields that identify a file besides its date: its fingerprint, or while it has none (no record
+ * yet) the fingerprint of the file read before it, `prevHead`.
+ */
+function headOf(id: { head?: string | undefined }, prevHead?: string): { head?: string; prevHead?: string } {
+  if (id.head !== undefined) return { head: id.head };
+  return prevHead === undefined ? {} : { prevHead };
 }
 
 function caughtUp(page: LogPage, from: number): boolean {
@@ -243,8 +251,12 @@ export class LogFollower {
     const id = this.identityOf(head);
     const fileId = id.date;
     if (this.options.startAt === 'beginning') {
-      this.position = { fileId, offset: 0, ...headOf(id) };
+      const position: LogPosition = { fileId, offset: 0, ...headOf(id) };
       this.logger.info({ file_id: fileId }, 'following log from its beginning');
+      // Saved before any line is read: a restart after this file rotated then finds the rest in the rolled file
+      // instead of starting over at the beginning of the new one.
+      await this.emit({ lines: [], position, fileLength: head.fileLength }, signal);
+      this.position = position;
       return;
     }
     for (const line of head.lines) if (line.startsWith('#')) this.parser.parseLine(line);
@@ -260,6 +272,11 @@ export class LogFollower {
     // Delivered even when empty, so the starting point is saved and a restart does not skip lines.
     await this.emit({ lines, position, fileLength: head.fileLength, caughtUp: true }, signal);
     this.position = position;
+  }
+
+  /** Server-side filters leave lines out of pages: a page from offset 0 is then not the file's head. */
+  private filtered(): boolean {
+    return this.options.serverFilter !== undefined && hasFilter(this.options.serverFilter);
   }
 
   private fieldsOf(parser: W3cLogParser): { fields?: string } {
@@ -287,11 +304,23 @@ export class LogFollower {
       }
       let reason = this.rotationReason(page, false);
       let head: LogPage | undefined;
-      if (!reason && !verified && pos.offset > 0 && page.endOffset > pos.offset) {
+      const records = page.lines.some(isRecordLine);
+      // A position without a fingerprint was taken while its file held no record: with the first records it gets one.
+      const firstRecords = pos.head === undefined && records;
+      if (!reason && page.endOffset > pos.offset && (firstRecords || (!verified && pos.offset > 0) || (pos.offset === 0 && records))) {
         verified = true;
-        head = await this.readHead(signal);
+        // A page from offset 0 is the file's head when no server-side filter left lines out: no second request.
+        // Compared too: the file a position names at offset 0 may have rolled meanwhile (during the reading of
+        // rolled files after a rotation), and the page then comes from the next one.
+        head = pos.offset === 0 && !this.filtered() ? page : await this.readHead(signal);
+        const current = this.identityOf(head);
         reason = this.rotationReason(head, true);
-        if (!reason && pos.head === undefined) this.position = { ...pos, ...headOf(this.identityOf(head)) };
+        // A file rolled within the same second looks just like the one the position was in: the file list tells.
+        if (!reason && firstRecords) reason = await this.rolledBeforeFirstRecord(pos, current, signal);
+        if (!reason && pos.head === undefined) {
+          const { prevHead, ...rest } = pos;
+          this.position = { ...rest, ...headOf(current, prevHead) };
+        }
       }
       if (reason) {
         await this.followRotation(head, reason, signal);
@@ -300,9 +329,9 @@ export class LogFollower {
       const at = this.position!;
       const fileId = at.fileId || (this.dateOf(page) ?? '');
       // A page from offset 0 is the file's head only when no server-side filter left lines out.
-      const fingerprint = at.head ?? (this.options.serverFilter && hasFilter(this.options.serverFilter) ? undefined : headFingerprint(page));
+      const fingerprint = at.head ?? (this.filtered() ? undefined : headFingerprint(page));
       const lines = this.parsePage(this.parser, page);
-      const next: LogPosition = { fileId, offset: Math.max(page.endOffset, at.offset), ...(fingerprint ? { head: fingerprint } : {}), ...this.fieldsOf(this.parser) };
+      const next: LogPosition = { fileId, offset: Math.max(page.endOffset, at.offset), ...headOf({ head: fingerprint }, at.prevHead), ...this.fieldsOf(this.parser) };
       const moved = lines.length > 0 || next.offset !== at.offset || next.fileId !== at.fileId || next.head !== at.head || next.fields !== at.fields;
       const done = caughtUp(page, at.offset);
       if (moved) await this.emit({ lines, position: next, fileLength: page.fileLength, caughtUp: done }, signal);
@@ -333,8 +362,10 @@ export class LogFollower {
     const current = head ?? (await this.readHead(signal));
     const now = this.identityOf(current);
     this.logger.info({ reason, old_file_id: old.fileId, old_offset: old.offset, new_file_id: now.date }, 'log file rotated: reading the rest of the rolled file first');
+    // The fingerprint of the newest file before the new one, for a new file that has no record yet.
+    let before = old.head ?? old.prevHead;
     try {
-      await this.drainRolledFiles(old, now, signal);
+      before = (await this.drainRolledFiles(old, now, signal)) ?? before;
       this.rotationFailures = 0;
     } catch (err) {
       // An unreachable server is retried like any read; anything else must not hold the log back for ever.
@@ -343,7 +374,7 @@ export class LogFollower {
       this.gap(old, `the rolled file could not be read (${(err as Error).message})`);
     }
     this.parser.reset();
-    const position: LogPosition = { fileId: now.date, offset: 0, ...headOf(now) };
+    const position: LogPosition = { fileId: now.date, offset: 0, ...headOf(now, before) };
     await this.emit({ lines: [], position, fileLength: current.fileLength }, signal);
     this.position = position;
   }
@@ -358,56 +389,109 @@ export class LogFollower {
   }
 
   /**
-   * Reads what remained of the file `old` points into, and whole any files rolled after it. The list's names
-   * and order are not documented (the reference shows `order=newestFirst` only), so files are told apart by
-   * their heads, and the ones named after the log type are looked at first.
+   * Reads what remained of the file `old` points into, and whole any files rolled after it; returns the
+   * fingerprint of the newest file it read, if any. The list's names and order are not documented (the
+   * reference shows `order=newestFirst` only), so files are told apart by their heads, and the ones named after
+   * the log type are looked at first.
    */
-  private async drainRolledFiles(old: LogPosition, current: FileIdentity, signal: AbortSignal): Promise<void> {
+  /**
+   * The rolled files `{S}/logfiles` lists, newest first: by start time where the list gives one, else as listed.
+   * Files named after the log type (wowza-api.md: <type>.log.YYYY-MM-DD) are this log's; the others may be
+   * another log type's, rolled at the same second, so one of them is taken only when its first line matches.
+   */
+  private async rolledFiles(signal: AbortSignal): Promise<{ listed: number; named: LogFileInfo[]; others: LogFileInfo[] }> {
     const listed = await this.source.listLogFiles('newestFirst', signal);
-    // Newest first: by start time where the list gives one, else as listed.
     const files = listed
       .map((f, i) => ({ f, i }))
       .sort((a, b) => b.f.startDateMS - a.f.startDateMS || a.i - b.i)
       .map((x) => x.f)
       .filter((f) => f.id !== `${this.logType}.log`);
-    // Files named after the log type (wowza-api.md: <type>.log.YYYY-MM-DD) are this log's; the others may be
-    // another log type's, rolled at the same second, so one of them is taken only when its first line matches.
-    const named = files.filter((f) => f.id.includes(this.logType));
-    const others = files.filter((f) => !f.id.includes(this.logType));
-    const identify = async (file: LogFileInfo): Promise<FileIdentity> =>
-      this.identityOf(await this.source.readLogFile(file.id, { startOffset: 0, lineCount: HEAD_LINES }, signal));
+    return { listed: listed.length, named: files.filter((f) => f.id.includes(this.logType)), others: files.filter((f) => !f.id.includes(this.logType)) };
+  }
+
+  private async identify(file: LogFileInfo, signal: AbortSignal): Promise<FileIdentity> {
+    return this.identityOf(await this.source.readLogFile(file.id, { startOffset: 0, lineCount: HEAD_LINES }, signal));
+  }
+
+  /**
+   * For a position without a fingerprint whose file now shows records: whether a file of the same date with
+   * records was rolled after the file read before it, which is then the file the position was in.
+   */
+  private async rolledBeforeFirstRecord(pos: LogPosition, current: FileIdentity, signal: AbortSignal): Promise<string | undefined> {
+    if (pos.fileId === '') return undefined; // no dates to go by: nothing to tell the files apart with
+    try {
+      const { named } = await this.rolledFiles(signal);
+      for (const file of named.slice(0, MAX_IDENTITY_PROBES)) {
+        const id = await this.identify(file, signal);
+        if (id.date === current.date && id.head === current.head) continue;
+        // Rotation order is date order: the newest rolled file of another date, or the one read before, ends it.
+        if (id.date !== pos.fileId || (pos.prevHead !== undefined && id.head === pos.prevHead)) return undefined;
+        if (id.head !== undefined) return 'a file with the same #Start-Date was rolled before its first record was read';
+      }
+    } catch (err) {
+      if (signal.aborted || isTransportFailure(err)) throw err;
+      this.logger.debug({ error: (err as Error).message }, 'cannot list the rolled files to check a new file: taking it as the one followed');
+    }
+    return undefined;
+  }
+
+  private async drainRolledFiles(old: LogPosition, current: FileIdentity, signal: AbortSignal): Promise<string | undefined> {
+    const { listed, named, others } = await this.rolledFiles(signal);
+    const identify = (file: LogFileInfo) => this.identify(file, signal);
     const isCurrent = (id: FileIdentity) => id.date === current.date && id.head === current.head;
-    // The position may predate its fingerprint (a file without records yet, an older positions file).
-    const isOld = (id: FileIdentity, sure: boolean) =>
-      old.fileId !== '' && id.date === old.fileId && (old.head === undefined ? !sure : id.head === old.head);
 
     let probes = 0;
     let anyDate = false;
+    /** Rolled files seen so far, newest first. */
     const rolled: Array<{ file: LogFileInfo; id: FileIdentity }> = [];
-    for (const file of named) {
-      if (probes++ >= MAX_IDENTITY_PROBES) break;
-      const id = await identify(file);
-      if (id.date !== '') anyDate = true;
-      if (isCurrent(id)) continue;
-      rolled.push({ file, id });
-      if (!isOld(id, false)) continue;
-      // The file the position was in; those found before it were rolled after it, newest first.
+    /** Reads the rest of `rolled[at]` from the old offset, then whole the files rolled after it, oldest first. */
+    const drainFrom = async (at: number): Promise<string | undefined> => {
+      const { file, id } = rolled[at]!;
       await this.drainFile(file, old.offset, this.parser, signal, id);
-      for (const later of rolled.slice(0, -1).reverse()) {
+      for (const later of rolled.slice(0, at).reverse()) {
         this.logger.info({ file: later.file.id }, 'reading a whole rolled file that was rotated out while not followed');
         await this.drainFile(later.file, 0, new W3cLogParser({ defaultTimeZone: this.options.timeZone }), signal, later.id);
       }
-      return;
-    }
-    for (const file of old.head === undefined ? [] : others) {
-      if (probes++ >= MAX_IDENTITY_PROBES) break;
-      const id = await identify(file);
-      if (isOld(id, true)) return this.drainFile(file, old.offset, this.parser, signal, id);
+      return rolled.slice(0, at + 1).find((r) => r.id.head !== undefined)?.id.head;
+    };
+    if (old.head !== undefined) {
+      for (const file of named) {
+        if (probes++ >= MAX_IDENTITY_PROBES) break;
+        const id = await identify(file);
+        if (id.date !== '') anyDate = true;
+        if (isCurrent(id)) continue;
+        rolled.push({ file, id });
+        if (id.date === old.fileId && id.head === old.head) return drainFrom(rolled.length - 1);
+      }
+      for (const file of others) {
+        if (probes++ >= MAX_IDENTITY_PROBES) break;
+        const id = await identify(file);
+        if (id.date === old.fileId && id.head === old.head) {
+          await this.drainFile(file, old.offset, this.parser, signal, id);
+          return id.head;
+        }
+      }
+    } else {
+      // The position was taken before its file held a record, so only its date is known, and files rotated within
+      // one second share it. Of those, the position is in the oldest one rolled after the file read before it
+      // (`prevHead`); taking a newer one would skip the older ones' lines.
+      let candidate: number | undefined;
+      for (const file of named) {
+        if (probes++ >= MAX_IDENTITY_PROBES) break;
+        const id = await identify(file);
+        if (id.date !== '') anyDate = true;
+        if (isCurrent(id)) continue;
+        if (old.prevHead !== undefined && id.head === old.prevHead) break;
+        if (candidate !== undefined && id.date !== old.fileId) break;
+        rolled.push({ file, id });
+        if (old.fileId !== '' && id.date === old.fileId) candidate = rolled.length - 1;
+      }
+      if (candidate !== undefined) return drainFrom(candidate);
     }
     // Without identities to go by, the rest is in the newest rolled file (the API's own advice).
-    const newest = rolled[0];
-    if (newest && (old.fileId === '' || !anyDate)) return this.drainFile(newest.file, old.offset, this.parser, signal, newest.id);
-    this.gap(old, `the file it was read from is not among the ${listed.length} files {S}/logfiles lists`);
+    if (rolled.length > 0 && (old.fileId === '' || !anyDate)) return drainFrom(0);
+    this.gap(old, `the file it was read from is not among the ${listed} files {S}/logfiles lists`);
+    return undefined;
   }
 
   private async drainFile(file: LogFileInfo, from: number, parser: W3cLogParser, signal: AbortSignal, id: FileIdentity): Promise<void> {

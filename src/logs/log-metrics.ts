@@ -17,6 +17,11 @@ export interface LogMetrics {
   failures: Counter<Ship>;
   queue: Gauge<Ship>;
   deadLetters: Counter<Ship>;
+  /**
+   * Gives the follower's oldest line read but not yet acknowledged by every sink (its read time, epoch ms), from
+   * which wowza_log_follower_oldest_unacked_seconds is computed at scrape time.
+   */
+  watchUnacked(server: string, logType: string, oldestReadAt: () => number | undefined): void;
   /** Records the time of the last record read, from which the lag gauge is computed at scrape time. */
   noteRecordTime(server: string, logType: string, timeMs: number): void;
   /**
@@ -36,6 +41,7 @@ export function createLogMetrics(registry: Registry): LogMetrics {
   if (existing) return existing;
   const registers = [registry];
   const lastRecord = new Map<string, { server: string; logType: string; ms: number }>();
+  const unacked = new Map<string, { server: string; logType: string; oldest: () => number | undefined }>();
   const followLabels = ['server', 'log_type'] as const;
   const shipLabels = ['server', 'log_type', 'sink'] as const;
   const lag = new Gauge({
@@ -46,6 +52,19 @@ export function createLogMetrics(registry: Registry): LogMetrics {
     collect() {
       const now = Date.now();
       for (const r of lastRecord.values()) this.set({ server: r.server, log_type: r.logType }, Math.max(0, (now - r.ms) / 1000));
+    },
+  });
+  const oldestUnacked = new Gauge({
+    name: 'wowza_log_follower_oldest_unacked_seconds',
+    help: 'Age of the oldest log line the follower read that not every sink has acknowledged yet; 0 when none waits. A value that keeps growing is a stalled delivery.',
+    labelNames: followLabels,
+    registers,
+    collect() {
+      const now = Date.now();
+      for (const u of unacked.values()) {
+        const at = u.oldest();
+        this.set({ server: u.server, log_type: u.logType }, at === undefined ? 0 : Math.max(0, (now - at) / 1000));
+      }
     },
   });
   const metrics: LogMetrics = {
@@ -66,6 +85,9 @@ export function createLogMetrics(registry: Registry): LogMetrics {
     failures: new Counter({ name: 'wowza_log_forward_failures_total', help: 'Failed delivery attempts (retries included) of batches holding lines of this log.', labelNames: shipLabels, registers }),
     queue: new Gauge({ name: 'wowza_log_forward_queue_lines', help: 'Log lines waiting for the sink or being sent to it.', labelNames: shipLabels, registers }),
     deadLetters: new Counter({ name: 'wowza_log_dead_letter_lines_total', help: 'Log lines the sink refused for good (or gave up on), written to the dead-letter file.', labelNames: shipLabels, registers }),
+    watchUnacked(server, logType, oldest) {
+      unacked.set(`${server}\u0000${logType}`, { server, logType, oldest });
+    },
     noteRecordTime(server, logType, ms) {
       lastRecord.set(`${server}\u0000${logType}`, { server, logType, ms });
     },
@@ -76,8 +98,10 @@ export function createLogMetrics(registry: Registry): LogMetrics {
     },
     forget(server, logType, sinks) {
       lastRecord.delete(`${server}\u0000${logType}`);
+      unacked.delete(`${server}\u0000${logType}`);
       const labels = { server, log_type: logType };
       lag.remove(labels);
+      oldestUnacked.remove(labels);
       metrics.offset.remove(labels);
       for (const sink of sinks) metrics.queue.remove({ ...labels, sink });
     },

@@ -27,6 +27,8 @@ export interface LogShippingOptions {
   sinks?: LogSink[];
   /** Where `stdout` sinks write; standard output (file descriptor 1) by default. */
   stdout?: NodeJS.WritableStream;
+  /** The encoder threads' script, for tests that run from sources (default: the compiled one beside this module). */
+  encoderWorkerUrl?: URL;
 }
 
 export interface LogShipping {
@@ -42,7 +44,7 @@ export interface LogShipping {
   /** Stops polling, lets the sinks deliver what is queued (up to `drain_timeout`), saves positions, closes sinks. */
   stop(): Promise<void>;
   /** The followers now, with the last read error of each (the status page). */
-  followers(): Array<{ server: string; logType: string; lastError?: { message: string; at: number; failing: boolean } }>;
+  followers(): Array<{ server: string; logType: string; oldestUnackedSeconds: number; lastError?: { message: string; at: number; failing: boolean } }>;
   /** The sink names, in configuration order. */
   readonly sinkNames: readonly string[];
 }
@@ -91,6 +93,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     settings: { timeZone: config.time_zone, redactSecrets: config.redact_secrets, filters: config.filters, ...outputs },
     threads: config.parse_threads,
     logger,
+    ...(options.encoderWorkerUrl ? { workerUrl: options.encoderWorkerUrl } : {}),
   });
   let saveFailing = false;
   const savePositions = () =>
@@ -129,6 +132,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
   const tasks: Promise<void>[] = [];
   const followed = new Map<string, Followed>();
   const lastErrors = new Map<string, { message: string; at: number; failing: boolean }>();
+  const unackedOf = new Map<string, () => number | undefined>();
 
   const follow = (source: LogSource, logType: string) => {
     const signal = followed.get(source.server)?.abort.signal ?? abort.signal;
@@ -138,6 +142,8 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     const acks = new AckTracker<LogPosition>((position) => positions.set(server, logType, position));
     const resumeFrom = positions.get(server, logType);
     const chunks = pipelined({ acks, workers, encoders, metrics, outputs });
+    metrics.watchUnacked(server, logType, chunks.oldestUnackedAt);
+    unackedOf.set(`${server}\u0000${logType}`, chunks.oldestUnackedAt);
     const follower = new LogFollower({
       source,
       logType,
@@ -191,6 +197,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
       running.splice(running.indexOf(r), 1);
       metrics.forget(r.server, r.logType, sinks.map((s) => s.name));
       lastErrors.delete(`${r.server}\u0000${r.logType}`);
+      unackedOf.delete(`${r.server}\u0000${r.logType}`);
     }
     await savePositions();
     logger.info({ server }, 'stopped following the logs of a server that is no longer polled');
@@ -234,8 +241,11 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     stop: () => (stopped ??= stop()),
     followers: () =>
       running.map((r) => {
-        const lastError = lastErrors.get(`${r.server}\u0000${r.logType}`);
-        return { server: r.server, logType: r.logType, ...(lastError ? { lastError } : {}) };
+        const key = `${r.server}\u0000${r.logType}`;
+        const lastError = lastErrors.get(key);
+        const oldest = unackedOf.get(key)?.();
+        const oldestUnackedSeconds = oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000);
+        return { server: r.server, logType: r.logType, oldestUnackedSeconds, ...(lastError ? { lastError } : {}) };
       }),
     sinkNames: sinks.map((s) => s.name),
   };
@@ -301,18 +311,31 @@ const PIPELINE_DEPTH = 2;
  * when the chunk before is queued, so the follower reads (and the encoders parse) the next chunk while this
  * one waits for its turn and for queue room: two chunks at most are between the follower and the queues.
  */
-function pipelined(pipeline: Pipeline): { deliver: (chunk: FollowerChunk, signal: AbortSignal) => Promise<void>; settled: () => Promise<void> } {
+function pipelined(pipeline: Pipeline): {
+  deliver: (chunk: FollowerChunk, signal: AbortSignal) => Promise<void>;
+  settled: () => Promise<void>;
+  /** When the oldest line read but not acknowledged by every sink was read (queued or still on its way). */
+  oldestUnackedAt: () => number | undefined;
+} {
   // Chunks encoding or waiting to be queued, oldest first; the last one is what the next chunk waits for.
   const inFlight: Array<Promise<void>> = [];
+  // When each of them was read, in the same order: not yet tracked by the acknowledgements.
+  const readTimes: number[] = [];
   const last = () => inFlight.at(-1) ?? Promise.resolve();
   return {
     async deliver(chunk, signal) {
+      const readAt = Date.now();
       const encoding = encodeChunk(chunk, pipeline);
       const before = last();
+      readTimes.push(readAt);
       const queued = (async () => {
-        const encoded = await encoding;
-        await before; // a failure there (the shutdown) also keeps this chunk out of the queues
-        await enqueue(encoded, signal, pipeline);
+        try {
+          const encoded = await encoding;
+          await before; // a failure there (the shutdown) also keeps this chunk out of the queues
+          await enqueue(encoded, signal, pipeline, readAt);
+        } finally {
+          readTimes.shift(); // chunks settle in order: this one is the oldest
+        }
       })();
       queued.catch(() => undefined); // seen by a later deliver, or ignored after the follower stopped
       inFlight.push(queued);
@@ -320,6 +343,7 @@ function pipelined(pipeline: Pipeline): { deliver: (chunk: FollowerChunk, signal
     },
     // A chunk not queued by now is not acknowledged either, so its lines are read again after a restart.
     settled: () => last().catch(() => undefined),
+    oldestUnackedAt: () => pipeline.acks.oldestReadAt ?? readTimes[0],
   };
 }
 
@@ -337,7 +361,7 @@ async function encodeChunk(chunk: FollowerChunk, { encoders, metrics, outputs }:
 }
 
 /** Into every sink's queue once all have room (backpressure), with the position the chunk commits. */
-async function enqueue({ chunk, entries }: EncodedChunk, signal: AbortSignal, { acks, workers, metrics }: Pipeline): Promise<void> {
+async function enqueue({ chunk, entries }: EncodedChunk, signal: AbortSignal, { acks, workers, metrics }: Pipeline, readAt: number): Promise<void> {
   metrics.offset.set({ server: chunk.server, log_type: chunk.logType }, chunk.position.offset);
   for (;;) {
     const full = workers.find((w) => !w.hasRoom(entries.length));
@@ -345,7 +369,7 @@ async function enqueue({ chunk, entries }: EncodedChunk, signal: AbortSignal, { 
     await full.waitForRoom(entries.length, signal);
   }
   signal.throwIfAborted();
-  const ticket = acks.track(chunk.position, entries.length * workers.length);
+  const ticket = acks.track(chunk.position, entries.length * workers.length, readAt);
   for (const w of workers) w.enqueue(entries, ticket, chunk.caughtUp === true);
 }
 

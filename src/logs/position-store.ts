@@ -12,6 +12,11 @@ export interface LogPosition {
   head?: string;
   /** The `#Fields` in force at `offset`, for pages that arrive without a header. */
   fields?: string;
+  /**
+   * While `head` is unknown (no record read from the file yet): the fingerprint of the file read before it.
+   * Files rotated within one second share a date, so this is what tells which of them the position is in.
+   */
+  prevHead?: string;
 }
 
 const Entry = z.object({
@@ -19,6 +24,7 @@ const Entry = z.object({
   log_type: z.string().min(1),
   file_id: z.string(),
   file_head: z.string().optional(),
+  prev_file_head: z.string().optional(),
   offset: z.number().int().nonnegative(),
   fields: z.string().optional(),
 });
@@ -82,6 +88,7 @@ export class PositionStore {
       const pos: LogPosition = { fileId: e.data.file_id, offset: e.data.offset };
       if (e.data.file_head !== undefined) pos.head = e.data.file_head;
       if (e.data.fields !== undefined) pos.fields = e.data.fields;
+      if (e.data.prev_file_head !== undefined) pos.prevHead = e.data.prev_file_head;
       this.positions.set(key(e.data.server, e.data.log_type), { server: e.data.server, logType: e.data.log_type, pos });
     }
     if (skipped > 0) this.logger.warn({ path: this.path, skipped }, 'ignored invalid entries in the positions file');
@@ -119,6 +126,7 @@ export class PositionStore {
       ...(e.pos.head !== undefined ? { file_head: e.pos.head } : {}),
       offset: e.pos.offset,
       ...(e.pos.fields !== undefined ? { fields: e.pos.fields } : {}),
+      ...(e.pos.prevHead !== undefined ? { prev_file_head: e.pos.prevHead } : {}),
     }));
     const text = JSON.stringify({ version: 1, updated_at: new Date().toISOString(), positions }, null, 2) + '\n';
     await writeAtomically(this.path, text);

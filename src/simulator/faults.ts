@@ -24,7 +24,12 @@ export type Fault =
   /** An HTML error page, as a proxy in front of the server sends (default 502). */
   | { type: 'html'; status?: number }
   /** A plain-text error (default 500). */
-  | { type: 'text'; status?: number; body?: string };
+  | { type: 'text'; status?: number; body?: string }
+  /**
+   * Runs `run` first, then answers normally: a lever for in-process tests that must change the server (rotate a
+   * log, append lines) at an exact point of a client's request sequence instead of after a sleep.
+   */
+  | { type: 'before'; run: () => void | Promise<void> };
 
 export type FaultName = 'hang' | 'reset' | 'garbage' | 'xml' | 'html' | 'text';
 /** A fault, its bare name, or a status code (shorthand for `{ type: 'status', status }`). */
@@ -56,13 +61,16 @@ function normalise(input: FaultInput): Fault {
     case 'huge':
       if (!Number.isInteger(fault.bytes) || fault.bytes <= 0) throw new FaultError(`huge fault needs a positive integer of bytes, got ${fault.bytes}`);
       break;
+    case 'before':
+      if (typeof fault.run !== 'function') throw new FaultError('before fault needs a function to run');
+      break;
     case 'hang':
     case 'reset':
     case 'garbage':
     case 'xml':
       break;
     default:
-      throw new FaultError(`unknown fault ${JSON.stringify(input)}: use status, hang, slow, reset, garbage, xml, huge, html or text`);
+      throw new FaultError(`unknown fault ${JSON.stringify(input)}: use status, hang, slow, reset, garbage, xml, huge, html, text or before`);
   }
   return fault;
 }

@@ -128,7 +128,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   });
   buildDefaultTopology(topology, o, o.seed, serverStartedAt);
 
-  const store = new LogStore({ software: o.serverVersion, keepRolled: o.logs.keepRolled, maxFileBytes: o.logs.maxFileBytes });
+  const store = new LogStore({ software: o.serverVersion, keepRolled: o.logs.keepRolled, maxFileBytes: o.logs.maxFileBytes, ...(o.logs.clock ? { now: o.logs.clock } : {}) });
   const generator = new LogGenerator(o.seed, () =>
     topology
       .streams()

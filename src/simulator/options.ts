@@ -46,8 +46,11 @@ export interface SimulatorOptions {
   xmlOnly?: boolean;
   /** Send monitoring numbers as JSON strings, as some servers do. */
   numbersAsStrings?: boolean;
-  /** Background log writing (default 0: off); rolled files kept per type (default 5). */
-  logs?: { linesPerSecond?: number; keepRolled?: number; maxFileBytes?: number };
+  /**
+   * Background log writing (default 0: off); rolled files kept per type (default 5). `clock` gives the time log
+   * files start at (their `#Start-Date`), for tests that need rotations within one second.
+   */
+  logs?: { linesPerSecond?: number; keepRolled?: number; maxFileBytes?: number; clock?: () => number };
   /** Where request debug lines and handler errors go (default: nowhere). */
   logger?: Logger;
 }
@@ -55,7 +58,7 @@ export interface SimulatorOptions {
 export type ResolvedOptions = Required<Omit<SimulatorOptions, 'tls' | 'logger' | 'logs'>> & {
   tls: SimulatorOptions['tls'];
   logger: Logger | undefined;
-  logs: { linesPerSecond: number; keepRolled: number; maxFileBytes: number };
+  logs: { linesPerSecond: number; keepRolled: number; maxFileBytes: number; clock?: () => number };
 };
 
 export class SimulatorOptionError extends Error {}
@@ -130,6 +133,7 @@ export function resolveOptions(o: SimulatorOptions = {}): ResolvedOptions {
       linesPerSecond: num('logs.linesPerSecond', o.logs?.linesPerSecond, 0, 0),
       keepRolled: int('logs.keepRolled', o.logs?.keepRolled, 5, 0),
       maxFileBytes: int('logs.maxFileBytes', o.logs?.maxFileBytes, 16 * 1024 * 1024, 1024),
+      ...(o.logs?.clock ? { clock: o.logs.clock } : {}),
     },
     logger: o.logger,
   };

@@ -120,6 +120,7 @@ async function handle(p: PipelineSettings, req: IncomingMessage, res: ServerResp
       return routeKey;
     }
     if (fault.type === 'slow' && !(await sleep(fault.ms, p.signal))) return routeKey;
+    if (fault.type === 'before') await fault.run();
     if (fault.type === 'xml') forceXml = true;
   }
 

@@ -113,6 +113,11 @@ export class MemoryLogSource implements LogSource {
     this.listingError = error;
   }
 
+  /** Every file, rolled ones oldest first, then the current ones: what a model checks positions against. */
+  allFiles(): ReadonlyArray<{ id: string; logType: string; startDate: string; content: Buffer }> {
+    return [...this.rolled, ...this.current.values()];
+  }
+
   /** Bytes in the current file of a log type. */
   size(logType: string): number {
     return this.file(logType).content.length;

@@ -54,6 +54,7 @@ const REQUIRED_ALERTS = [
   'WowzaLogForwardQueueGrowing',
   'WowzaExporterConfigReloadFailed',
   'WowzaLogLinesLostAtRotation',
+  'WowzaLogDeliveryStalled',
 ];
 
 describe('alerting rules', () => {
