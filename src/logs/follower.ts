@@ -154,6 +154,8 @@ export class LogFollower {
   private position: LogPosition | undefined;
   /** Failed tries at reading what the current rotation left behind. */
   private rotationFailures = 0;
+  /** After a rotation to a file that was empty: whether it rolled too is still to be checked. */
+  private unsureOfEmptyFile = false;
 
   constructor(private readonly options: FollowerOptions) {
     this.source = options.source;
@@ -305,18 +307,22 @@ export class LogFollower {
       let reason = this.rotationReason(page, false);
       let head: LogPage | undefined;
       const records = page.lines.some(isRecordLine);
-      // A position without a fingerprint was taken while its file held no record: with the first records it gets one.
-      const firstRecords = pos.head === undefined && records;
-      if (!reason && page.endOffset > pos.offset && (firstRecords || (!verified && pos.offset > 0) || (pos.offset === 0 && records))) {
+      // A position without a fingerprint was taken while its file held no record: with the first records it gets one,
+      // and the file list is asked once whether a file of the same second rolled meanwhile (also right after a
+      // rotation to an empty file, which may have filled and rolled while the rolled files were read).
+      const checkList = pos.head === undefined && (records || this.unsureOfEmptyFile);
+      // A page from offset 0 is the file's head when no server-side filter left lines out: comparing it costs no
+      // request. Compared always: the file a position names at offset 0 may have rolled meanwhile (while rolled
+      // files were read after a rotation), and the page then comes from the next one.
+      const headPage = pos.offset === 0 && !this.filtered();
+      if (!reason && (checkList || (headPage && pos.head !== undefined) || (!verified && page.endOffset > pos.offset && (pos.offset > 0 || records)))) {
         verified = true;
-        // A page from offset 0 is the file's head when no server-side filter left lines out: no second request.
-        // Compared too: the file a position names at offset 0 may have rolled meanwhile (during the reading of
-        // rolled files after a rotation), and the page then comes from the next one.
-        head = pos.offset === 0 && !this.filtered() ? page : await this.readHead(signal);
+        head = headPage ? page : await this.readHead(signal);
         const current = this.identityOf(head);
         reason = this.rotationReason(head, true);
         // A file rolled within the same second looks just like the one the position was in: the file list tells.
-        if (!reason && firstRecords) reason = await this.rolledBeforeFirstRecord(pos, current, signal);
+        if (!reason && checkList) reason = await this.rolledBeforeFirstRecord(pos, current, signal);
+        this.unsureOfEmptyFile = false;
         if (!reason && pos.head === undefined) {
           const { prevHead, ...rest } = pos;
           this.position = { ...rest, ...headOf(current, prevHead) };
@@ -352,6 +358,10 @@ export class LogFollower {
     }
     const head = headFingerprint(page);
     if (head !== undefined && pos.head !== undefined && head !== pos.head) return 'first line of the file changed (rotated within the same second)';
+    // The whole file is headers while the position's file had a first record: a new file of the same second.
+    if (head === undefined && pos.head !== undefined && page.startOffset === 0 && page.endOffset >= page.fileLength && page.lines.length < HEAD_LINES) {
+      return 'the file holds no record yet while the one read had some (rotated within the same second)';
+    }
     return undefined;
   }
 
@@ -377,6 +387,9 @@ export class LogFollower {
     const position: LogPosition = { fileId: now.date, offset: 0, ...headOf(now, before) };
     await this.emit({ lines: [], position, fileLength: current.fileLength }, signal);
     this.position = position;
+    // The new file was empty when its head was read, before the rolled files were: it may have filled and rolled
+    // since, and an empty file of the same second looks the same. The next read checks the file list once.
+    this.unsureOfEmptyFile = now.head === undefined;
   }
 
   /** Lines between the last read and a rotation that cannot be recovered: said once, counted, and left behind. */
@@ -447,10 +460,13 @@ export class LogFollower {
     /** Reads the rest of `rolled[at]` from the old offset, then whole the files rolled after it, oldest first. */
     const drainFrom = async (at: number): Promise<string | undefined> => {
       const { file, id } = rolled[at]!;
-      await this.drainFile(file, old.offset, this.parser, signal, id);
+      await this.drainFile(file, old.offset, this.parser, signal, id, old.prevHead);
+      // A file without records is known by the one before it: positions in it carry that one's fingerprint.
+      let before = id.head ?? old.prevHead;
       for (const later of rolled.slice(0, at).reverse()) {
         this.logger.info({ file: later.file.id }, 'reading a whole rolled file that was rotated out while not followed');
-        await this.drainFile(later.file, 0, new W3cLogParser({ defaultTimeZone: this.options.timeZone }), signal, later.id);
+        await this.drainFile(later.file, 0, new W3cLogParser({ defaultTimeZone: this.options.timeZone }), signal, later.id, before);
+        before = later.id.head ?? before;
       }
       return rolled.slice(0, at + 1).find((r) => r.id.head !== undefined)?.id.head;
     };
@@ -494,12 +510,12 @@ export class LogFollower {
     return undefined;
   }
 
-  private async drainFile(file: LogFileInfo, from: number, parser: W3cLogParser, signal: AbortSignal, id: FileIdentity): Promise<void> {
+  private async drainFile(file: LogFileInfo, from: number, parser: W3cLogParser, signal: AbortSignal, id: FileIdentity, prevHead?: string): Promise<void> {
     let offset = from;
     for (;;) {
       const page = await this.source.readLogFile(file.id, this.query(offset), signal);
       const lines = this.parsePage(parser, page);
-      const next: LogPosition = { fileId: id.date, offset: Math.max(page.endOffset, offset), ...headOf(id), ...this.fieldsOf(parser) };
+      const next: LogPosition = { fileId: id.date, offset: Math.max(page.endOffset, offset), ...headOf(id, prevHead), ...this.fieldsOf(parser) };
       await this.emit({ lines, position: next, fileLength: page.fileLength, rolledFile: file.id }, signal);
       this.position = next;
       if (caughtUp(page, offset)) return;

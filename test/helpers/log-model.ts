@@ -157,11 +157,16 @@ export async function runLogModel(seed: number, options: ModelOptions = {}): Pro
   });
   trace.push(`seed ${seed}: line_count ${lineCount}, batch.max_lines ${maxLines}, queue_lines ${config.queue_lines}, parse_threads ${config.parse_threads}`);
 
+  /** Delivered records without a sequence number: none are written, so each is a corrupted line. */
+  const unmatched: string[] = [];
   const record = (entries: readonly LogEntry[]) => {
     const now = Date.now();
     for (const e of entries) {
       const m = /^seq=(\d+)/.exec(String(entryRecord(e)['x-comment']));
-      if (!m) continue;
+      if (!m) {
+        if (unmatched.length < 5) unmatched.push(JSON.stringify(entryRecord(e)).slice(0, 300));
+        continue;
+      }
       const n = Number(m[1]);
       const list = arrivals.get(n);
       if (list) list.push(now);
@@ -317,6 +322,10 @@ export async function runLogModel(seed: number, options: ModelOptions = {}): Pro
     }
     const end = Date.now() + (options.settleMs ?? 20_000);
     while (Date.now() < end && [...written.keys()].some((n) => !arrivals.has(n))) await pause(20);
+    if ([...written.keys()].some((n) => !arrivals.has(n))) {
+      trace.push(`at the end: followers ${JSON.stringify(shipping!.followers())}, positions ${existsSync(positionsFile) ? readFileSync(positionsFile, 'utf8').replace(/\s+/g, ' ').slice(0, 300) : 'none'}`);
+      trace.push(`files: ${source.allFiles().map((f) => `${f.id} ${f.startDate} ${f.content.length}`).join('; ')}`);
+    }
     watch();
     await shipping!.stop();
     shipping = undefined;
@@ -329,6 +338,7 @@ export async function runLogModel(seed: number, options: ModelOptions = {}): Pro
     rmSync(dir, { recursive: true, force: true });
   }
 
+  if (unmatched.length > 0) fail(`records arrived without their seq=N comment: ${unmatched.join(' | ')}`);
   const missing = [...written.keys()].filter((n) => !arrivals.has(n));
   if (missing.length > 0) fail(`${missing.length} lines never arrived: seq ${missing.slice(0, 30).join(', ')}${missing.length > 30 ? ', ...' : ''}`);
   let duplicates = 0;
