@@ -567,10 +567,10 @@ const server = dashboard({
         unit: 'bool_yes_no',
         w: 6,
         h: 8,
-        description: 'Server feature flags from the status endpoint (wowza_server_feature_enabled), such as DVR, DRM and transcoder.',
-        targets: [prom(`wowza_server_feature_enabled{${SRV}}`, '', { instant: true })],
+        description: 'Features the server is licensed for (wowza_server_feature_licensed: transcoder, DVR, DRM), from the status endpoint. Use and availability are wowza_server_feature_in_use and wowza_server_feature_available.',
+        targets: [prom(`wowza_server_feature_licensed{${SRV}}`, '', { instant: true })],
         hide: ['job', 'instance', 'server'],
-        columns: { feature: 'Feature', Value: 'Enabled' },
+        columns: { feature: 'Feature', Value: 'Licensed' },
       }),
       timeseries({
         title: 'Connections and limit',

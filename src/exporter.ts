@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Collector } from './collectors/collector.js';
 import { wseCollectorsEnabled } from './collectors/registry.js';
 import { Scheduler, timedPoll, type PollJobSpec } from './collectors/scheduler.js';
+import { ObjectErrorLog } from './collectors/object-errors.js';
 import { ConfigError } from './config/errors.js';
 import { fileTarget, intervalFor, type RuntimeConfig } from './config/load.js';
 import { ServersFiles } from './config/servers-files.js';
@@ -86,14 +87,18 @@ function videoJobs(runtime: RuntimeConfig, self: SelfMetrics, logger: Logger): P
     timeoutMs: Math.min(10_000, defaultRequestTimeoutMs(intervalMs), pollDeadlineMs(intervalMs)),
     onRequest: (endpoint, code, seconds) => self.observeRequest(server, endpoint, code, seconds),
   });
-  const schedules = new VideoSchedulesCollector(client, { logger: logger.child({ collector: 'video' }), unknownValues: self.videoUnknownValues });
+  const objectErrors = new ObjectErrorLog((reason) => self.objectErrors.inc({ server, collector: 'video', reason }));
+  const schedules = new VideoSchedulesCollector(client, { logger: logger.child({ collector: 'video' }), unknownValues: self.videoUnknownValues, objectErrors });
   return [
     {
       server,
       collector: 'video',
       intervalMs,
       setsUp: false,
-      poll: (signal) => timedPoll('video', () => schedules.collect(new Date(), { signal })),
+      poll: async (signal) => {
+        const result = await timedPoll('video', () => schedules.collect(new Date(), { signal }));
+        return schedules.lastObjects ? { ...result, objects: schedules.lastObjects } : result;
+      },
     },
   ];
 }

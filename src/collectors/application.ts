@@ -1,6 +1,6 @@
 import { M } from '../metrics/definitions.js';
 import type { Collector } from './collector.js';
-import { addCurrentStats, ifStillThere } from './current-stats.js';
+import { addCurrentStats, readEach } from './current-stats.js';
 
 const DEFS = {
   uptime: M.applicationUptime,
@@ -14,24 +14,26 @@ const DEFS = {
 
 const flag = (v: boolean | null | undefined) => (v ? 'true' : 'false');
 
-/** Application list facts and `{A}/monitoring/current` per application. One request per application. */
+/** Application list facts and `{A}/monitoring/current` per application. One request per application; one failing is left out. */
 export const applicationCollector: Collector = {
   name: 'application',
   description: 'application type, flags, connections and traffic ({A}/monitoring/current)',
   async poll(ctx, out) {
     const topology = await ctx.discovery.get(ctx.signal);
-    await Promise.all(
-      topology.apps.map(async ({ vhost, app }) => {
+    await readEach(
+      ctx,
+      topology.apps,
+      ({ vhost, app }) => `${vhost}/${app.id}`,
+      ({ vhost, app }) => ctx.limit(() => ctx.client.applicationCurrent(vhost, app.id, ctx.signal)),
+      ({ vhost, app }, stats) => {
         const labels = { server: ctx.server, vhost, application: app.id };
-        const stats = await ifStillThere(ctx, () => ctx.limit(() => ctx.client.applicationCurrent(vhost, app.id, ctx.signal)));
-        if (!stats) return;
         out.add(
           M.applicationInfo,
           { ...labels, app_type: app.appType ?? 'unknown', dvr: flag(app.dvrEnabled), transcoder: flag(app.transcoderEnabled), drm: flag(app.drmEnabled) },
           1,
         );
         addCurrentStats(out, DEFS, labels, stats);
-      }),
+      },
     );
   },
 };

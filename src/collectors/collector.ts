@@ -4,6 +4,7 @@ import type { Limit } from './concurrency-limiter.js';
 import type { MetricSet } from '../metrics/metric-set.js';
 import type { WowzaClient, WowzaTarget } from '../wowza/client.js';
 import type { Discovery } from './discovery.js';
+import type { ObjectOutcomes } from './object-errors.js';
 
 /** Everything a collector may use during one poll of one server. */
 export interface PollContext {
@@ -18,11 +19,19 @@ export interface PollContext {
   readonly log: Logger;
   /** Counts an object discovery listed that answered 404 by the time its statistics were read. */
   readonly vanished: () => void;
+  /** What each object (stream, vhost, application) of this poll did: failures are counted and logged there. */
+  readonly objects: ObjectOutcomes;
   /** Per-stream viewers come from the connectioncounts collector, not the REST stream statistics. */
   readonly viewersFromConnectionCounts?: boolean;
 }
 
-/** One source of metrics: a WSE endpoint family. Fills `out` or throws; never returns partial old data. */
+/** A poll's context before it is given to one collector (which gets its own `objects`). */
+export type PollBase = Omit<PollContext, 'objects'>;
+
+/**
+ * One source of metrics: a WSE endpoint family. Fills `out` or throws; never returns partial old data. A collector of
+ * one request per object leaves out the objects that fail (readEach) and throws only when none answered.
+ */
 export interface Collector {
   readonly name: CollectorName;
   /** One line for docs and `--help`. */

@@ -18,26 +18,52 @@ export interface CurrentStatsDefs {
 
 /** `viewers: false` leaves the connection counts to another source (connectioncounts). */
 export function addCurrentStats(out: MetricSet, defs: CurrentStatsDefs, labels: Labels, s: CurrentStats, viewers = true): void {
-  out.add(defs.uptime, labels, s.uptime);
-  out.add(defs.received, labels, s.bytesIn);
-  out.add(defs.sent, labels, s.bytesOut);
-  out.add(defs.receiveRate, labels, s.bytesInRate);
-  out.add(defs.sendRate, labels, s.bytesOutRate);
+  // Required at every level by the server's models (MODELS.md), except the rates of a vhost.
+  out.addRequired(defs.uptime, labels, s.uptime, 'uptime');
+  out.addRequired(defs.received, labels, s.bytesIn, 'bytesIn');
+  out.addRequired(defs.sent, labels, s.bytesOut, 'bytesOut');
+  out.add(defs.receiveRate, labels, s.bytesInRate, 'bytesInRate');
+  out.add(defs.sendRate, labels, s.bytesOutRate, 'bytesOutRate');
   if (!viewers) return;
-  out.add(defs.connectionsTotal, labels, s.totalConnections);
-  for (const [protocol, value] of connectionsByProtocol(s.connectionCount)) out.add(defs.connections, { ...labels, protocol }, value);
+  out.addRequired(defs.connectionsTotal, labels, s.totalConnections, 'totalConnections');
+  if (!s.connectionCount) {
+    out.drop('connectionCount', 'missing');
+    return;
+  }
+  for (const [protocol, value] of connectionsByProtocol(s.connectionCount)) out.add(defs.connections, { ...labels, protocol }, value, 'connectionCount');
 }
 
 /**
- * The statistics of an object discovery listed, or undefined when it is gone by now: the API answers 404 for
- * a removed object (reference, "Errors"). It then has no series, which is the truth, and is counted.
+ * Reads each object of a level (one request each) and hands what answered to `use`. One object's failure costs that
+ * object, not the level: it is left out of this poll, counted and logged (ctx.objects). One gone by now (404, the
+ * reference's "Errors") has no series, which is the truth, and is counted as vanished. The collector fails only when
+ * objects were listed and none answered.
  */
-export async function ifStillThere<T>(ctx: PollContext, read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (err) {
-    if (!(err instanceof WowzaHttpError) || err.status !== 404) throw err;
-    ctx.vanished();
-    return undefined;
-  }
+export async function readEach<T, R>(ctx: PollContext, objects: readonly T[], name: (o: T) => string, read: (o: T) => Promise<R>, use: (o: T, r: R) => void): Promise<void> {
+  let answered = 0;
+  let firstError: Error | undefined;
+  await Promise.all(
+    objects.map(async (o) => {
+      const object = name(o);
+      let result: R;
+      try {
+        result = await read(o);
+      } catch (err) {
+        if (err instanceof WowzaHttpError && err.status === 404) {
+          ctx.vanished();
+          ctx.objects.ok(object);
+          return;
+        }
+        const error = err instanceof Error ? err : new Error(String(err));
+        firstError ??= error;
+        ctx.objects.failed(object, error);
+        return;
+      }
+      answered++;
+      ctx.objects.ok(object);
+      use(o, result);
+    }),
+  );
+  ctx.objects.finish(objects.length);
+  if (answered === 0 && firstError) throw firstError;
 }

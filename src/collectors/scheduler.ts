@@ -5,7 +5,8 @@ import type { SelfMetrics } from '../metrics/self-metrics.js';
 import type { SnapshotStore } from '../metrics/snapshot-store.js';
 import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
 import { WowzaError } from '../wowza/errors.js';
-import type { Collector, PollContext } from './collector.js';
+import type { Collector, PollBase } from './collector.js';
+import { errorReason, ObjectErrorLog, untrackedObjects, type ObjectOutcomes, type ObjectSummary } from './object-errors.js';
 import { ConcurrencyLimiter, type Limit } from './concurrency-limiter.js';
 import { Discovery } from './discovery.js';
 import { pollDeadlineMs } from './poll-deadline.js';
@@ -19,6 +20,8 @@ export interface PollResult {
   seconds: number;
   set: MetricSet;
   error?: Error;
+  /** For collectors of one request per object: how many there were and how many failed. */
+  objects?: ObjectSummary;
   /** false when the failure says the server was not reached or rejected the credentials. */
   reached: boolean;
 }
@@ -37,17 +40,17 @@ export async function timedPoll(collector: string, produce: () => Promise<Metric
 }
 
 /** Runs one collector against one server into a fresh set; never throws. */
-export function runCollector(collector: Collector, ctx: PollContext): Promise<PollResult> {
-  return timedPoll(collector.name, async () => {
+export async function runCollector(collector: Collector, base: PollBase, objects: ObjectOutcomes = untrackedObjects()): Promise<PollResult> {
+  const result = await timedPoll(collector.name, async () => {
     const set = new MetricSet();
-    await collector.poll(ctx, set);
+    await collector.poll({ ...base, objects }, set);
     return set;
   });
+  const summary = objects.summary();
+  return summary ? { ...result, objects: summary } : result;
 }
 
-export function errorReason(err: Error): string {
-  return err instanceof WowzaError ? err.kind : 'error';
-}
+export { errorReason };
 
 /** The limiter `poll.concurrency` asks for: a fixed number, or `auto` up to `poll.concurrency_max`. */
 export function limiterFor(config: Config, onLimit?: (limit: number) => void): ConcurrencyLimiter {
@@ -60,6 +63,7 @@ export class ServerRuntime {
   readonly client: WowzaClient;
   readonly limiter: ConcurrencyLimiter;
   readonly discovery: Discovery;
+  private readonly objectErrors = new Map<string, ObjectErrorLog>();
 
   constructor(
     readonly target: WowzaTarget,
@@ -85,7 +89,7 @@ export class ServerRuntime {
     return this.limiter.run;
   }
 
-  context(collector: string, signal: AbortSignal, log: Logger): PollContext {
+  context(collector: string, signal: AbortSignal, log: Logger): PollBase {
     const server = this.target.name;
     const vanished = () => this.self?.vanishedObjects.inc({ server, collector });
     return {
@@ -98,6 +102,17 @@ export class ServerRuntime {
       vanished,
       viewersFromConnectionCounts: this.viewersFromConnectionCounts,
     };
+  }
+
+  /** This poll's object outcomes for `collector`: failures counted in wowza_exporter_object_errors_total and logged on change. */
+  objectsFor(collector: string, log: Logger): ObjectOutcomes {
+    let errors = this.objectErrors.get(collector);
+    if (!errors) {
+      const server = this.target.name;
+      errors = new ObjectErrorLog((reason) => this.self?.objectErrors.inc({ server, collector, reason }));
+      this.objectErrors.set(collector, errors);
+    }
+    return errors.forPoll(log);
   }
 
   close(): Promise<void> {
@@ -130,6 +145,8 @@ export interface LastPoll {
   error?: string;
   /** Series it stored. */
   series: number;
+  /** For collectors of one request per object: how many there were and how many failed. */
+  objects?: ObjectSummary;
 }
 
 interface Job {
@@ -165,6 +182,8 @@ export class Scheduler {
   private readonly jobs: Job[] = [];
   /** Latest `reached` of each up-setting collector, per server. */
   private readonly reachedBy = new Map<string, Map<string, boolean>>();
+  /** server, collector, field and reason of every drop already logged (bounded: the fields are the code's own names). */
+  private readonly dropsSaid = new Set<string>();
   private started = false;
   private stopped = false;
   private wasReady = false;
@@ -217,7 +236,7 @@ export class Scheduler {
         collector: collector.name,
         intervalMs: o.intervalOf(collector, target),
         setsUp: true,
-        poll: (signal, log) => runCollector(collector, runtime.context(collector.name, signal, log)),
+        poll: (signal, log) => runCollector(collector, runtime.context(collector.name, signal, log), runtime.objectsFor(collector.name, log)),
         invalidate: () => runtime.discovery.invalidate(),
       });
     }
@@ -230,6 +249,7 @@ export class Scheduler {
     this.runtimes.delete(name);
     await this.removeJobs((j) => j.spec.server === name);
     this.reachedBy.delete(name);
+    for (const said of this.dropsSaid) if (said.startsWith(`${name}\u0000`)) this.dropsSaid.delete(said);
     this.o.store.deleteServer(name);
     await runtime?.close();
   }
@@ -323,14 +343,31 @@ export class Scheduler {
       ok: result.ok,
       series: result.set.size,
       ...(result.ok ? {} : { reason: errorReason(result.error!), error: result.error!.message }),
+      ...(result.objects ? { objects: result.objects } : {}),
     };
     if (result.ok) {
+      this.countDrops(job.spec, result.set, log);
       await store.put(server, collector, result.set);
       self.lastPoll.set(labels, Date.now() / 1000);
       log.debug({ seconds: result.seconds, series: result.set.size }, 'poll done');
     } else {
       store.delete(server, collector);
       log.warn({ reason: errorReason(result.error!), err: result.error!.message, seconds: result.seconds }, 'poll failed');
+    }
+  }
+
+  /**
+   * Counts the values a poll left out in wowza_exporter_dropped_values_total, and says so once per server, collector,
+   * field and reason: a server that sends a bad value sends it every cycle.
+   */
+  private countDrops(spec: PollJobSpec, set: MetricSet, log: Logger): void {
+    for (const [key, n] of set.drops) {
+      const [field, reason] = key.split('\u0000') as [string, string];
+      this.o.self.droppedValues.inc({ server: spec.server, collector: spec.collector, field, reason }, n);
+      const said = `${spec.server}\u0000${spec.collector}\u0000${key}`;
+      if (this.dropsSaid.has(said)) continue;
+      this.dropsSaid.add(said);
+      log.warn({ field, reason, values: n }, 'values left out of the metrics: the server sent what the exporter cannot use (counted in wowza_exporter_dropped_values_total; said once)');
     }
   }
 

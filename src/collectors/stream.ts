@@ -1,6 +1,6 @@
 import { M } from '../metrics/definitions.js';
 import type { Collector } from './collector.js';
-import { addCurrentStats, ifStillThere } from './current-stats.js';
+import { addCurrentStats, readEach } from './current-stats.js';
 import { streamLabels } from './instance.js';
 
 const DEFS = {
@@ -16,7 +16,7 @@ const DEFS = {
 /**
  * `{I}/incomingstreams/{stream}/monitoring/current` per stream the instance list shows (the list is the
  * truth for existence: the API answers 200 with zeros for streams that do not exist). One request per stream.
- * Streams come and go all the time: one that ended since discovery (404) is left out, the rest stay. With
+ * Streams come and go all the time: one that ended since discovery (404) or that fails is left out, the rest stay. With
  * connectioncounts the viewers come from there, and this collector reads only bytes and uptime.
  */
 export const streamCollector: Collector = {
@@ -24,11 +24,12 @@ export const streamCollector: Collector = {
   description: 'per incoming stream traffic and viewers ({I}/incomingstreams/{stream}/monitoring/current)',
   async poll(ctx, out) {
     const topology = await ctx.discovery.get(ctx.signal);
-    await Promise.all(
-      topology.streams.map(async (s) => {
-        const stats = await ifStillThere(ctx, () => ctx.limit(() => ctx.client.streamCurrent(s.vhost, s.app, s.instance, s.name, ctx.signal)));
-        if (stats) addCurrentStats(out, DEFS, streamLabels(ctx.server, s), stats, !ctx.viewersFromConnectionCounts);
-      }),
+    await readEach(
+      ctx,
+      topology.streams,
+      (s) => `${s.vhost}/${s.app}/${s.instance}/${s.name}`,
+      (s) => ctx.limit(() => ctx.client.streamCurrent(s.vhost, s.app, s.instance, s.name, ctx.signal)),
+      (s, stats) => addCurrentStats(out, DEFS, streamLabels(ctx.server, s), stats, !ctx.viewersFromConnectionCounts),
     );
   },
 };

@@ -1,6 +1,6 @@
 import { M } from '../metrics/definitions.js';
 import type { Collector } from './collector.js';
-import { addCurrentStats, ifStillThere } from './current-stats.js';
+import { addCurrentStats, readEach } from './current-stats.js';
 
 const DEFS = {
   uptime: M.vhostUptime,
@@ -12,17 +12,18 @@ const DEFS = {
   sendRate: M.vhostSendRate,
 };
 
-/** `{V}/monitoring/current` per virtual host: connections by protocol, bytes in/out. One request per vhost; one removed since discovery (404) is left out. */
+/** `{V}/monitoring/current` per virtual host: connections by protocol, bytes in/out. One request per vhost; one removed since discovery (404) or failing is left out. */
 export const vhostCollector: Collector = {
   name: 'vhost',
   description: 'virtual host connections and traffic ({V}/monitoring/current)',
   async poll(ctx, out) {
     const topology = await ctx.discovery.get(ctx.signal);
-    await Promise.all(
-      topology.vhosts.map(async (vhost) => {
-        const stats = await ifStillThere(ctx, () => ctx.limit(() => ctx.client.vhostCurrent(vhost, ctx.signal)));
-        if (stats) addCurrentStats(out, DEFS, { server: ctx.server, vhost }, stats);
-      }),
+    await readEach(
+      ctx,
+      topology.vhosts,
+      (vhost) => vhost,
+      (vhost) => ctx.limit(() => ctx.client.vhostCurrent(vhost, ctx.signal)),
+      (vhost, stats) => addCurrentStats(out, DEFS, { server: ctx.server, vhost }, stats),
     );
   },
 };

@@ -58,12 +58,15 @@ const num = (n) => n === null || n === undefined ? "-" : Number(n).toLocaleStrin
 const pill = (state, text) => '<span class="pill ' + state + '">' + esc(text) + "</span>";
 
 function collectorRow(c) {
-  const state = c.success === null ? "pending" : c.success ? "ok" : "bad";
-  const status = c.success === null ? pill("pending", "not polled yet") : c.success ? pill("ok", "ok") : pill("bad", "FAILING: " + (c.reason || "error"));
+  const partly = c.success && c.objects && c.objects.failed > 0;
+  const state = c.success === null ? "pending" : partly ? "partial" : c.success ? "ok" : "bad";
+  const status = c.success === null ? pill("pending", "not polled yet")
+    : partly ? pill("bad", c.objects.failed + " of " + c.objects.total + " objects failed: " + (c.objects.last_reason || "error"))
+    : c.success ? pill("ok", "ok") : pill("bad", "FAILING: " + (c.reason || "error"));
   return '<tr class="' + (state === "bad" ? "bad" : "") + '" data-collector="' + esc(c.name) + '" data-state="' + state + '">' +
     "<td>" + esc(c.name) + "</td><td>" + status + "</td><td>" + when(c.last_poll) + "</td>" +
     '<td class="wide num">' + (c.duration_seconds === null ? "-" : c.duration_seconds.toFixed(2) + " s") + '</td><td class="wide">' + num(c.series) + "</td>" +
-    '<td class="err">' + esc(c.error || "") + "</td></tr>";
+    '<td class="err">' + esc(c.error || (partly ? c.objects.last_error : "") || "") + "</td></tr>";
 }
 
 function serverCard(s) {

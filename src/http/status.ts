@@ -25,6 +25,11 @@ export interface CollectorStatus {
   interval_seconds: number;
   /** Series the last successful poll stored. */
   series: number | null;
+  /**
+   * Collectors of one request per object (stream, vhost, application): how many objects the last poll read, how many
+   * failed (left out while the others stay) and the last failure's reason and message; null for the others.
+   */
+  objects: { total: number; failed: number; last_reason: string | null; last_error: string | null } | null;
 }
 
 export interface ServerStatus {
@@ -221,6 +226,9 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
           duration_seconds: j.last ? j.last.seconds : null,
           interval_seconds: j.intervalMs / 1000,
           series: j.last?.ok ? j.last.series : null,
+          objects: j.last?.objects
+            ? { total: j.last.objects.total, failed: j.last.objects.failed, last_reason: j.last.objects.lastReason ?? null, last_error: j.last.objects.lastError ?? null }
+            : null,
         })),
     };
   });

@@ -8,16 +8,18 @@ export interface MetricDef {
   readonly name: string;
   readonly type: MetricType;
   readonly help: string;
+  /** A share from 0 to 1: a value above 1 is out of range. (Below 0 is implausible for every Wowza metric.) */
+  readonly ratio?: boolean;
 }
 
-function def(name: string, type: MetricType, help: string): MetricDef {
-  return { name, type, help };
+function def(name: string, type: MetricType, help: string, opts: { ratio?: boolean } = {}): MetricDef {
+  return { name, type, help, ...opts };
 }
 
 export const M = {
   up: def('wowza_up', 'gauge', '1 when the last poll of the server reached the REST API and authenticated, else 0.'),
 
-  machineCpu: def('wowza_machine_cpu_ratio', 'gauge', 'Machine CPU time share by mode (cpuIdle, cpuUser, cpuSystem / 100).'),
+  machineCpu: def('wowza_machine_cpu_ratio', 'gauge', 'Machine CPU time share by mode (cpuIdle, cpuUser, cpuSystem / 100).', { ratio: true }),
   machineMemoryFree: def('wowza_machine_memory_free_bytes', 'gauge', 'Free machine memory.'),
   machineMemoryUsed: def('wowza_machine_memory_used_bytes', 'gauge', 'Used machine memory.'),
   machineHeapFree: def('wowza_machine_heap_free_bytes', 'gauge', 'Free Java heap of the Wowza process.'),
@@ -39,7 +41,10 @@ export const M = {
   serverMemoryTotal: def('wowza_server_memory_total_bytes', 'gauge', 'Total memory of the server.'),
   serverMemoryAvailable: def('wowza_server_memory_available_bytes', 'gauge', 'Available memory of the server.'),
   serverProcessorCores: def('wowza_server_processor_cores', 'gauge', 'Processor cores of the server.'),
-  serverFeatureEnabled: def('wowza_server_feature_enabled', 'gauge', 'Server feature flags from status (1 enabled, 0 disabled).'),
+  serverFeatureLicensed: def('wowza_server_feature_licensed', 'gauge', 'Whether the server is licensed for a feature (transcoder, dvr, drm): 1 or 0.'),
+  serverFeatureInUse: def('wowza_server_feature_in_use', 'gauge', 'Whether a feature is in use (dvr, drm; transcoder while licences are in use): 1 or 0.'),
+  serverFeatureAvailable: def('wowza_server_feature_available', 'gauge', 'Whether a feature is available on the server (transcoder, rest_api, http_origin): 1 or 0.'),
+  serverFeatureApplications: def('wowza_server_feature_applications', 'gauge', 'Applications the server lists as using a feature (transcoder, dvr, drm).'),
 
   vhostInfo: def('wowza_vhost_info', 'gauge', 'Virtual host connection settings (value 1).'),
   vhostUptime: def('wowza_vhost_uptime_seconds', 'gauge', 'Virtual host uptime.'),

@@ -17,17 +17,44 @@ export interface Family {
  * whole, so a series whose object vanished (or whose poll failed) simply is not there any more: no stale
  * values by construction, nothing to delete.
  */
+/** Why a value was left out: absent where needed, in a form not understood, below 0, or NaN/Inf/outside 0-1. */
+export type DropReason = 'missing' | 'unreadable' | 'negative' | 'out_of_range';
+
 export class MetricSet {
   readonly families = new Map<string, Family>();
+  /** Values left out of this set, by `field\0reason`: counted and logged by whoever ran the poll. */
+  readonly drops = new Map<string, number>();
 
-  add(def: MetricDef, labels: Labels, value: number | null | undefined): void {
-    if (value === null || value === undefined || Number.isNaN(value)) return;
+  /**
+   * Adds a sample. An absent value adds nothing (an optional field); one no Wowza metric can hold (NaN, ±Inf, below
+   * 0, a ratio outside 0-1) is left out and recorded as a drop of `field` (the API's field name; the metric's name
+   * when not given), never exported as nonsense.
+   */
+  add(def: MetricDef, labels: Labels, value: number | null | undefined, field?: string): void {
+    if (value === null || value === undefined) return;
+    const problem = !Number.isFinite(value) ? 'out_of_range' : value < 0 ? 'negative' : def.ratio && value > 1 ? 'out_of_range' : undefined;
+    if (problem) {
+      this.drop(field ?? def.name, problem);
+      return;
+    }
     let family = this.families.get(def.name);
     if (!family) {
       family = { def, samples: [] };
       this.families.set(def.name, family);
     }
     family.samples.push({ labels, value });
+  }
+
+  /** Like add, for a field the server's model requires and the exporter needs: its absence is a `missing` drop. */
+  addRequired(def: MetricDef, labels: Labels, value: number | null | undefined, field: string): void {
+    if (value === null || value === undefined) this.drop(field, 'missing');
+    else this.add(def, labels, value, field);
+  }
+
+  /** Records a value left out: `field` (the API's name for it) for `reason`. */
+  drop(field: string, reason: DropReason): void {
+    const key = `${field}\u0000${reason}`;
+    this.drops.set(key, (this.drops.get(key) ?? 0) + 1);
   }
 
   get size(): number {

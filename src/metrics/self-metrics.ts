@@ -10,6 +10,8 @@ export interface SelfMetrics {
   lastPoll: Gauge<'server' | 'collector'>;
   apiRequests: Counter<'server' | 'endpoint' | 'code'>;
   vanishedObjects: Counter<'server' | 'collector'>;
+  objectErrors: Counter<'server' | 'collector' | 'reason'>;
+  droppedValues: Counter<'server' | 'collector' | 'field' | 'reason'>;
   videoUnknownValues: Counter<'field'>;
   concurrencyLimit: Gauge<'server'>;
   requestDuration: Histogram<'server' | 'endpoint'>;
@@ -102,6 +104,18 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
       name: 'wowza_exporter_vanished_objects_total',
       help: 'Objects (streams, vhosts, applications) discovery listed that were gone (HTTP 404) when their statistics were read; left out of that poll.',
       labelNames: ['server', 'collector'],
+      registers: [registry],
+    }),
+    objectErrors: new Counter({
+      name: 'wowza_exporter_object_errors_total',
+      help: 'Objects (streams, vhosts, applications, Wowza Video schedules) whose own request failed; each is left out of that poll while the others stay. reason as in wowza_exporter_collector_errors.',
+      labelNames: ['server', 'collector', 'reason'],
+      registers: [registry],
+    }),
+    droppedValues: new Counter({
+      name: 'wowza_exporter_dropped_values_total',
+      help: 'Values the exporter left out instead of exporting them: missing (a required field absent), unreadable (a format it cannot read), negative, out_of_range (NaN, Inf, a ratio outside 0-1). field is the API field.',
+      labelNames: ['server', 'collector', 'field', 'reason'],
       registers: [registry],
     }),
     videoUnknownValues: new Counter({

@@ -57,7 +57,7 @@ export type SimulatorTopology = Pick<
 >;
 export type SimulatorValues = Pick<
   ValueModel,
-  'machine' | 'status' | 'vhostList' | 'vhost' | 'applicationList' | 'application' | 'instances' | 'instance' | 'stream'
+  'machine' | 'status' | 'vhostList' | 'vhost' | 'applicationList' | 'application' | 'instances' | 'instance' | 'stream' | 'streamRecorders'
 >;
 export type SimulatorLogs = Pick<ServerLogs, 'types' | 'append' | 'appendRaw' | 'generate' | 'rotate' | 'files' | 'bytes'>;
 export type SimulatorWebhooks = Pick<WebhookDispatcher, 'supported' | 'source' | 'fire' | 'deliveries' | 'settled'>;

@@ -31,25 +31,52 @@ export interface MachineCurrentBody {
   connectionCount: number;
 }
 
+/**
+ * `{S}/status`: the fields of the server's own ServerStatusConfig model (../shared/reference/wse-swagger-4.9.0,
+ * MODELS.md), nothing else: feature state is `*Licensed` / `*InUse` / `*Available` booleans and the lists of
+ * applications using a feature, not `*Enabled` flags.
+ */
 export interface ServerStatusBody {
+  wseName: string;
   serverVersion: string;
   serverBuild: string;
   licenseType: string;
   licenseExpireDate: string;
   serverMode: string;
+  osName: string;
+  osVersion: string;
+  osArchitecture: string;
+  osBitness: string;
   totalMemory: number;
   availableMemory: number;
   processorCores: number;
+  gpuAcceleration: string;
+  javaVersion: string;
+  javaVMVersion: string;
+  javaBitness: string;
+  javaName: string;
+  javaVendor: string;
+  javaHome: string;
   javaMaxHeapSize: string;
   timeRunning: number;
   currentConnections: number;
   maxConnections: number;
   maxIncommingStreams: number;
+  restAPIAvailable: boolean;
+  httpOriginAvailable: boolean;
+  transcoderLicensed: boolean;
+  transcoderAvailable: boolean;
+  transcoderWatermark: boolean;
   transcoderLicenses: number;
   transcoderLicensesInUse: number;
-  dvrEnabled: boolean;
-  drmEnabled: boolean;
-  transcoderEnabled: boolean;
+  transcoderApplications: string[];
+  dvrLicensed: boolean;
+  dvrInUse: boolean;
+  dvrApplications: string[];
+  drmLicensed: boolean;
+  drmInUse: boolean;
+  drmApplications: string[];
+  nativeBase: string;
 }
 
 export interface CurrentStatsBody {
@@ -80,13 +107,49 @@ export interface IncomingStreamItem {
   isConnected: boolean;
   isPTZEnabled: boolean;
   ptzPollingInterval: number;
+  ptzPollingIntervalMinimum: number;
+}
+
+/** StreamRecorderConfig (MODELS.md), the items of an instance's `recorders` and of `{I}/streamrecorders`. */
+export interface RecorderItem {
+  recorderName: string;
+  instanceName: string;
+  applicationName: string;
+  recorderState: string;
+  recorderErrorString: string;
+  defaultRecorder: boolean;
+  segmentationType: string;
+  outputPath: string;
+  baseFile: string;
+  fileFormat: string;
+  fileVersionDelegateName: string;
+  fileTemplate: string;
+  segmentDuration: number;
+  segmentSize: number;
+  segmentSchedule: string;
+  recordData: boolean;
+  startOnKeyFrame: boolean;
+  splitOnTcDiscontinuity: boolean;
+  backBufferTime: number;
+  option: string;
+  moveFirstVideoFrameToZero: boolean;
+  /** Bytes. */
+  currentSize: number;
+  /** Milliseconds (wowza-api.md). */
+  currentDuration: number;
+  currentFile: string;
+  /** Empty when not recording. */
+  recordingStartTime: string;
+  timeScale: number;
+  defaultAudioSearchPosition: boolean;
+  skipKeyFrameUntilAudioTimeout: number;
 }
 
 export interface InstanceBody {
   name: string;
   incomingStreams: IncomingStreamItem[];
   outgoingStreams: unknown[];
-  recorders: Array<Record<string, unknown>>;
+  recorders: RecorderItem[];
   streamGroups: unknown[];
 }
 
@@ -237,32 +300,66 @@ export class ValueModel implements TopologyListener {
     const machine = this.machine();
     const version = this.settings.serverVersion;
     let transcoding = 0;
+    // The feature lists name the applications configured with the feature (once, whatever the vhost); a
+    // feature is in use while one of them runs.
+    const apps = { transcoder: new Set<string>(), dvr: new Set<string>(), drm: new Set<string>() };
+    const inUse = { dvr: false, drm: false };
     for (const v of this.topology.vhostNodes()) {
       for (const a of v.apps.values()) {
+        const running = a.startedAt !== undefined;
+        if (a.dvrEnabled) apps.dvr.add(a.name);
+        if (a.drmEnabled) apps.drm.add(a.name);
+        inUse.dvr ||= a.dvrEnabled && running;
+        inUse.drm ||= a.drmEnabled && running;
         if (!a.transcoderEnabled) continue;
+        apps.transcoder.add(a.name);
         for (const s of a.streams.values()) if (s.connected && s.renditionOf === undefined) transcoding++;
       }
     }
     const licenses = 4 + (hash32(this.settings.seed, 'licenses') % 4) * 4;
+    const wse = /\d+(?:\.\d+)+/.exec(version)?.[0] ?? '4.9.4';
     return {
+      wseName: 'Wowza Streaming Engine',
       serverVersion: version,
       serverBuild: /build(\d+)/.exec(version)?.[1] ?? '',
       licenseType: 'Subscription',
       licenseExpireDate: this.settings.licenseExpireDate,
       serverMode: 'standalone',
+      osName: 'Linux',
+      osVersion: '5.15.0-105-generic',
+      osArchitecture: 'amd64',
+      osBitness: '64',
       totalMemory: this.totalMemory(),
       availableMemory: machine.memoryFree,
       processorCores: [4, 8, 16, 32][hash32(this.settings.seed, 'cores') % 4]!,
+      gpuAcceleration: 'none',
+      javaVersion: '11.0.23',
+      javaVMVersion: '11.0.23+9',
+      javaBitness: '64',
+      javaName: 'OpenJDK 64-Bit Server VM',
+      javaVendor: 'Eclipse Adoptium',
+      javaHome: `/usr/local/WowzaStreamingEngine-${wse}/java`,
       javaMaxHeapSize: JAVA_MAX_HEAP,
       timeRunning: Math.round((t - this.settings.serverStartedAt) * 1000) / 1000,
       currentConnections: machine.connectionCount,
       maxConnections: this.settings.maxConnections ?? 0,
       maxIncommingStreams: this.settings.maxIncomingStreams ?? 0,
+      restAPIAvailable: true,
+      httpOriginAvailable: false,
+      transcoderLicensed: true,
+      transcoderAvailable: true,
+      transcoderWatermark: false,
       transcoderLicenses: licenses,
       transcoderLicensesInUse: Math.min(licenses, transcoding),
-      dvrEnabled: true,
-      drmEnabled: false,
-      transcoderEnabled: true,
+      transcoderApplications: [...apps.transcoder],
+      dvrLicensed: true,
+      dvrInUse: inUse.dvr,
+      dvrApplications: [...apps.dvr],
+      // DRM needs an add-on licence: licensed only where an application is configured with it.
+      drmLicensed: apps.drm.size > 0,
+      drmInUse: inUse.drm,
+      drmApplications: [...apps.drm],
+      nativeBase: `/usr/local/WowzaStreamingEngine-${wse}/lib-native/linux64`,
     };
   }
 
@@ -353,14 +450,14 @@ export class ValueModel implements TopologyListener {
   instances(vhost: string, app: string): { serverName: string; instanceList: InstanceBody[] } | undefined {
     const a = this.topology.app(vhost, app);
     if (!a) return undefined;
-    return { serverName: SERVER_NAME, instanceList: a.startedAt === undefined ? [] : [this.instanceOf(a, DEFAULT_INSTANCE)] };
+    return { serverName: SERVER_NAME, instanceList: a.startedAt === undefined ? [] : [this.instanceOf(vhost, a, DEFAULT_INSTANCE)] };
   }
 
   /** `{A}/instances/{instance}`: an unknown (or not running) instance is 200 with empty arrays. */
   instance(vhost: string, app: string, instance: string): (InstanceBody & { serverName: string }) | undefined {
     const a = this.topology.app(vhost, app);
     if (!a) return undefined;
-    const body = instance === DEFAULT_INSTANCE && a.startedAt !== undefined ? this.instanceOf(a, instance) : emptyInstance(instance);
+    const body = instance === DEFAULT_INSTANCE && a.startedAt !== undefined ? this.instanceOf(vhost, a, instance) : emptyInstance(instance);
     return { serverName: SERVER_NAME, ...body };
   }
 
@@ -422,7 +519,18 @@ export class ValueModel implements TopologyListener {
     return this.sampleTime ?? this.clock.now();
   }
 
-  private instanceOf(a: AppNode, instance: string): InstanceBody {
+  /**
+   * `{I}/streamrecorders`: the recorders of the instance (as in its `recorders`); an unknown or not running
+   * instance has none. Undefined for an unknown vhost or application (the API's 404).
+   */
+  streamRecorders(vhost: string, app: string, instance: string): { serverName: string; instanceName: string; streamrecorder: RecorderItem[] } | undefined {
+    const a = this.topology.app(vhost, app);
+    if (!a) return undefined;
+    const running = instance === DEFAULT_INSTANCE && a.startedAt !== undefined;
+    return { serverName: SERVER_NAME, instanceName: instance, streamrecorder: running ? this.recordersOf(vhost, a, instance) : [] };
+  }
+
+  private instanceOf(vhost: string, a: AppNode, instance: string): InstanceBody {
     const streams = [...a.streams.values()];
     return {
       name: instance,
@@ -436,22 +544,49 @@ export class ValueModel implements TopologyListener {
         isConnected: s.connected,
         isPTZEnabled: false,
         ptzPollingInterval: 2000,
+        ptzPollingIntervalMinimum: 1000,
       })),
       outgoingStreams: [],
-      recorders: streams
-        .filter((s) => s.recording)
-        .map((s) => ({
-          recorderName: s.name,
-          instanceName: instance,
-          recorderState: s.connected ? 'Recording in Progress' : 'Waiting for stream',
-          defaultRecorder: true,
-          segmentationType: 'None',
-          outputPath: '/usr/local/WowzaStreamingEngine/content',
-          currentFile: `${s.name}.mp4`,
-          fileFormat: 'MP4',
-        })),
+      recorders: this.recordersOf(vhost, a, instance),
       streamGroups: [],
     };
+  }
+
+  /** One default recorder per recording stream; it has written what the stream received this session. */
+  private recordersOf(vhost: string, a: AppNode, instance: string): RecorderItem[] {
+    const t = this.time();
+    return [...a.streams.values()]
+      .filter((s) => s.recording)
+      .map((s) => ({
+        recorderName: s.name,
+        instanceName: instance,
+        applicationName: a.name,
+        recorderState: s.connected ? 'Recording in progress' : 'Waiting for stream',
+        recorderErrorString: '',
+        defaultRecorder: true,
+        segmentationType: 'None',
+        outputPath: '/usr/local/WowzaStreamingEngine/content',
+        baseFile: `${s.name}.mp4`,
+        fileFormat: 'MP4',
+        fileVersionDelegateName: 'com.wowza.wms.livestreamrecord.manager.StreamRecorderFileVersionDelegate',
+        fileTemplate: '${BaseFileName}_${RecordingStartTime}_${SegmentNumber}',
+        segmentDuration: 900_000,
+        segmentSize: 10_485_760,
+        segmentSchedule: '0 * * * * *',
+        recordData: false,
+        startOnKeyFrame: true,
+        splitOnTcDiscontinuity: false,
+        backBufferTime: 3000,
+        option: 'Version existing file',
+        moveFirstVideoFrameToZero: true,
+        currentSize: s.connected ? this.streamBytes(vhost, a.name, s, t).in : 0,
+        currentDuration: s.connected ? Math.max(0, Math.floor((t - s.sessionStart) * 1000)) : 0,
+        currentFile: s.connected ? `/usr/local/WowzaStreamingEngine/content/${s.name}.mp4` : '',
+        recordingStartTime: s.connected ? new Date(this.settings.epochMsAtZero + s.sessionStart * 1000).toISOString() : '',
+        timeScale: 1000,
+        defaultAudioSearchPosition: true,
+        skipKeyFrameUntilAudioTimeout: 10,
+      }));
   }
 
   private profile(vhost: string, app: string, s: StreamNode): StreamProfile {

@@ -11,6 +11,8 @@ const ITEM_NAMES: Record<string, string> = {
   incomingStreams: 'IncomingStream',
   outgoingStreams: 'OutgoingStream',
   recorders: 'StreamRecorder',
+  streamrecorder: 'StreamRecorder',
+  mapEntries: 'MapEntry',
   streamGroups: 'StreamGroup',
   serverLogType: 'LogType',
   serverLogFiles: 'LogFile',

@@ -3,6 +3,7 @@ import type { Counter } from 'prom-client';
 import type { Logger } from '../logger.js';
 import { M } from '../metrics/definitions.js';
 import { MetricSet } from '../metrics/metric-set.js';
+import { untrackedObjects, type ObjectErrorLog, type ObjectSummary } from '../collectors/object-errors.js';
 import type { CallOptions, VideoClient } from './client.js';
 import { VideoHttpError } from './errors.js';
 import { nextRun } from './next-run.js';
@@ -15,6 +16,8 @@ const MAX_REPORTED = 10_000;
 
 export interface VideoSchedulesOptions {
   logger: Logger;
+  /** Failed schedule details: counted in wowza_exporter_object_errors_total and logged on change. */
+  objectErrors?: ObjectErrorLog;
   /** `wowza_video_unknown_values_total{field}`. */
   unknownValues: Counter<'field'>;
   detailConcurrency?: number;
@@ -26,14 +29,17 @@ export interface VideoSchedulesOptions {
  * bounded concurrency and kept while the list shows the same `updated_at`, so a steady account costs one list
  * request per poll. A 429 is retried by the client as `Retry-After` asks, and every other request of the client
  * waits as long (rate limits are not in the reference, section 8). A schedule deleted between the list and its
- * detail (404, or 410 Gone, which section 4 of the reference documents for PATCH) is left out; any other failure
- * fails the poll. Field values: section 2 of ../shared/reference/wowza-video-schedules-v1.11.md (schedule.ts).
+ * detail (404, or 410 Gone, which section 4 of the reference documents for PATCH) is left out; so is one whose
+ * detail fails (counted and logged as an object error), while the others stay: the poll fails only when every
+ * detail failed. Field values: section 2 of ../shared/reference/wowza-video-schedules-v1.11.md (schedule.ts).
  */
 export class VideoSchedulesCollector {
   private readonly details = new Map<string, { updatedAt: string; schedule: Schedule }>();
   private readonly counted = new Set<string>();
   private readonly logged = new Set<string>();
   private truncationReported = false;
+  /** The last poll's details: how many, how many failed (the status page). */
+  lastObjects: ObjectSummary | undefined;
 
   constructor(
     private readonly client: Pick<VideoClient, 'listSchedulePages' | 'getSchedule'>,
@@ -41,6 +47,7 @@ export class VideoSchedulesCollector {
   ) {}
 
   async collect(now: Date, opts: CallOptions = {}): Promise<MetricSet> {
+    this.lastObjects = undefined;
     const { schedules: summaries, truncated } = await this.client.listSchedulePages(opts);
     // Once while it lasts, not every poll.
     if (truncated && !this.truncationReported) {
@@ -51,17 +58,29 @@ export class VideoSchedulesCollector {
     for (const id of this.details.keys()) if (!listed.has(id)) this.details.delete(id);
 
     const limit = pLimit(this.o.detailConcurrency ?? DETAIL_CONCURRENCY);
+    const objects = this.o.objectErrors?.forPoll(this.o.logger) ?? untrackedObjects();
+    let failed = 0;
+    let firstError: Error | undefined;
     const schedules = await Promise.all(
       summaries.map((s) =>
-        limit(() =>
-          this.detail(s, opts).catch((err: unknown) => {
-            // The poll fails with this error: the details still queued would be asked for nothing.
-            limit.clearQueue();
-            throw err;
-          }),
-        ),
+        limit(async () => {
+          try {
+            const schedule = await this.detail(s, opts);
+            objects.ok(s.id);
+            return schedule;
+          } catch (err) {
+            const error = err instanceof Error ? err : new Error(String(err));
+            failed++;
+            firstError ??= error;
+            objects.failed(s.id, error);
+            return undefined;
+          }
+        }),
       ),
     );
+    objects.finish(summaries.length);
+    this.lastObjects = objects.summary();
+    if (failed > 0 && failed === summaries.length) throw firstError!;
     const set = new MetricSet();
     const seen = new Set<string>();
     for (const s of schedules) {

@@ -70,7 +70,8 @@ export const ServerStatus = z.looseObject({
   serverVersion: optStr,
   serverBuild: optStr,
   licenseType: optStr,
-  licenseExpireDate: optStr,
+  // The reference shows YYYY-MM-DD; other builds' forms (epoch ms among them) are read by the status collector.
+  licenseExpireDate: z.union([z.string(), z.number()]).nullish(),
   serverMode: optStr,
   totalMemory: optNum,
   availableMemory: optNum,
@@ -82,6 +83,19 @@ export const ServerStatus = z.looseObject({
   maxIncommingStreams: optNum,
   transcoderLicenses: optNum,
   transcoderLicensesInUse: optNum,
+  // Feature facts as ServerStatusConfig (wse-swagger-4.9.0/MODELS.md) has them.
+  transcoderLicensed: optBool,
+  transcoderAvailable: optBool,
+  transcoderWatermark: optBool,
+  dvrLicensed: optBool,
+  dvrInUse: optBool,
+  drmLicensed: optBool,
+  drmInUse: optBool,
+  restAPIAvailable: optBool,
+  httpOriginAvailable: optBool,
+  transcoderApplications: z.array(z.unknown()).nullish(),
+  dvrApplications: z.array(z.unknown()).nullish(),
+  drmApplications: z.array(z.unknown()).nullish(),
 });
 export type ServerStatus = z.infer<typeof ServerStatus>;
 
@@ -135,10 +149,9 @@ export const CurrentStats = z.looseObject({
   bytesInRate: optNum,
   bytesOutRate: optNum,
   totalConnections: optNum,
-  connectionCount: z
-    .record(z.string(), num.nullable())
-    .nullish()
-    .transform((v) => v ?? {}),
+  // A map of protocol to count (MODELS.md: required, but Swagger 1.2 cannot describe it). Absent stays absent: the
+  // collector counts it as a missing value instead of exporting no protocol at all without a word.
+  connectionCount: z.record(z.string(), num.nullable()).nullish(),
 });
 export type CurrentStats = z.infer<typeof CurrentStats>;
 

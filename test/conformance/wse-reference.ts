@@ -36,7 +36,14 @@ export const MACHINE_CURRENT: Shape = {
 /** Section 2: "The historic form carries only serverName, saveFieldList, version" (entries: wowza-api.md). */
 export const HISTORIC: Shape = { ...ENVELOPE, entries: optional({ array: 'object' }, FACTS) };
 
-/** Status: fields not shown in the reference; wowza-api.md lists them. */
+/**
+ * Status: fields not shown in the reference; wowza-api.md lists them. The feature fields follow the server's own
+ * model (wse-swagger-4.9.0/MODELS.md, ServerStatusConfig), which wins over the `dvrEnabled` / `drmEnabled` /
+ * `transcoderEnabled` this transcription had: the server sends `*Licensed` / `*InUse` / `*Available` booleans
+ * and the lists of applications using each feature, and no `*Enabled` field.
+ */
+const MODELS = 'wse-swagger-4.9.0/MODELS.md, ServerStatusConfig';
+const model = (type: Type): Field => ({ type, source: MODELS });
 export const SERVER_STATUS: Shape = {
   serverVersion: facts('string'),
   serverBuild: facts('string'),
@@ -53,9 +60,18 @@ export const SERVER_STATUS: Shape = {
   maxIncommingStreams: facts('number'),
   transcoderLicenses: facts('number'),
   transcoderLicensesInUse: facts('number'),
-  dvrEnabled: facts('boolean'),
-  drmEnabled: facts('boolean'),
-  transcoderEnabled: facts('boolean'),
+  transcoderLicensed: model('boolean'),
+  transcoderAvailable: model('boolean'),
+  transcoderWatermark: model('boolean'),
+  transcoderApplications: model({ array: 'string' }),
+  dvrLicensed: model('boolean'),
+  dvrInUse: model('boolean'),
+  dvrApplications: model({ array: 'string' }),
+  drmLicensed: model('boolean'),
+  drmInUse: model('boolean'),
+  drmApplications: model({ array: 'string' }),
+  restAPIAvailable: model('boolean'),
+  httpOriginAvailable: model('boolean'),
 };
 
 /** Section 2, Vhost list: `vhosts`, `serverName`, `saveFieldList`, `version`; item fields from wowza-api.md. */

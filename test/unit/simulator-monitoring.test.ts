@@ -58,10 +58,17 @@ describe('simulator monitoring resources', () => {
       maxIncommingStreams: expect.any(Number),
       transcoderLicenses: expect.any(Number),
       transcoderLicensesInUse: expect.any(Number),
-      dvrEnabled: true,
-      drmEnabled: false,
-      transcoderEnabled: true,
+      // The feature fields of the server's own model (wse-swagger-4.9.0, ServerStatusConfig), not `*Enabled` ones.
+      transcoderLicensed: true,
+      transcoderApplications: ['live'],
+      dvrLicensed: true,
+      dvrInUse: true,
+      dvrApplications: ['live'],
+      drmLicensed: false,
+      drmInUse: false,
+      drmApplications: [],
     });
+    for (const made of ['dvrEnabled', 'drmEnabled', 'transcoderEnabled']) expect(body).not.toHaveProperty(made);
     expect(Number.isInteger(body.timeRunning)).toBe(false);
     // Heap used never exceeds the configured maximum.
     const machine = sim.values.machine();
@@ -122,7 +129,18 @@ describe('simulator monitoring resources', () => {
     expect(names).toHaveLength(9);
     for (const s of live[0].incomingStreams) {
       expect(Object.keys(s).sort()).toEqual(
-        ['applicationInstance', 'isConnected', 'isPTZEnabled', 'isPublishedToVOD', 'isRecordingSet', 'isStreamManagerStream', 'name', 'ptzPollingInterval', 'sourceIp'].sort(),
+        [
+          'applicationInstance',
+          'isConnected',
+          'isPTZEnabled',
+          'isPublishedToVOD',
+          'isRecordingSet',
+          'isStreamManagerStream',
+          'name',
+          'ptzPollingInterval',
+          'ptzPollingIntervalMinimum',
+          'sourceIp',
+        ].sort(),
       );
     }
     expect(live[0].incomingStreams[0].sourceIp).toMatch(/^wowz:\/\/198\.51\.100\.\d+:\d+$/);

@@ -6,6 +6,9 @@ import { mergeRendered, renderSet } from '../../src/metrics/exposition.js';
 import { startVideoSimulator, videoSchedule, type VideoSimulator } from '../../src/simulator/video/index.js';
 import { VideoClient } from '../../src/video/client.js';
 import { VideoSchedulesCollector } from '../../src/video/schedules-collector.js';
+import { VideoHttpError } from '../../src/video/errors.js';
+import type { Schedule } from '../../src/video/schedule.js';
+import { ObjectErrorLog } from '../../src/collectors/object-errors.js';
 
 const TOKEN = 'collector-test-token';
 // Wednesday.
@@ -248,5 +251,35 @@ describe('VideoSchedulesCollector', () => {
     expect((await collector(api).c.collect(NOW)).size).toBe(0);
     const wrong = new VideoSchedulesCollector(new VideoClient({ url: api.url, token: 'wrong-token' }), { logger: silentLogger(), unknownValues: new Counter({ name: 'u3', help: 'x', labelNames: ['field'], registers: [] }) });
     await expect(wrong.collect(NOW)).rejects.toThrow('GET /schedules: HTTP 401 ERR-401-InvalidToken');
+  });
+});
+
+describe('VideoSchedulesCollector: one schedule at a time', () => {
+  const summaries = SCHEDULES.map((s) => ({ id: s.id, name: s.name, state: s.state, updated_at: s.updated_at }));
+  const stub = (failing: Set<string>) => ({
+    listSchedulePages: async () => ({ schedules: summaries }),
+    getSchedule: async (id: string) => {
+      if (failing.has(id)) throw new VideoHttpError(`GET /schedules/${id}`, 500, {});
+      return SCHEDULES.find((s) => s.id === id) as Schedule;
+    },
+  });
+
+  it('a schedule whose detail fails is left out and counted; the others stay and the poll succeeds', async () => {
+    const registry = new Registry();
+    const unknown = new Counter({ name: 'u', help: 'x', labelNames: ['field'], registers: [registry] });
+    const reasons: string[] = [];
+    const objectErrors = new ObjectErrorLog((reason) => reasons.push(reason));
+    const c = new VideoSchedulesCollector(stub(new Set(['weekly'])), { logger: silentLogger(), unknownValues: unknown, objectErrors });
+    const set = await c.collect(NOW);
+    expect(Object.keys(byId(set.samples('wowza_video_schedule_enabled'))).sort()).toEqual(['off', 'old', 'once1']);
+    expect(reasons).toEqual(['http']);
+    expect(c.lastObjects).toMatchObject({ total: 4, failed: 1, lastReason: 'http' });
+  });
+
+  it('fails the poll only when every detail failed', async () => {
+    const registry = new Registry();
+    const unknown = new Counter({ name: 'u', help: 'x', labelNames: ['field'], registers: [registry] });
+    const c = new VideoSchedulesCollector(stub(new Set(SCHEDULES.map((s) => s.id))), { logger: silentLogger(), unknownValues: unknown });
+    await expect(c.collect(NOW)).rejects.toThrow(/500/);
   });
 });

@@ -1,7 +1,8 @@
 import { resource, wowzaError, type Reply } from '../reply.js';
 import type { RequestContext, Router } from '../router.js';
 import type { ValueModel } from '../values.js';
-import type { Topology } from '../topology.js';
+import { mapEntries } from '../push-publish.js';
+import { SERVER_NAME, type Topology } from '../topology.js';
 import { enveloped } from './envelope.js';
 import { A, forServer, I, S, V } from './paths.js';
 
@@ -70,6 +71,21 @@ export function registerMonitoringRoutes(router: Router, s: MonitoringRouteSetti
     forServer((ctx) => {
       const p = ctx.params;
       return or404(ctx, 'CurrentIncomingStreamStatistics', values.stream(p.vhost!, p.app!, p.instance!, p.stream!));
+    }),
+  );
+  // The recorders and stream targets of the server's own models (MODELS.md), read by the recorder and
+  // stream_target collectors.
+  router.add(
+    'GET',
+    `${I}/streamrecorders`,
+    forServer((ctx) => or404(ctx, 'StreamRecorders', values.streamRecorders(ctx.params.vhost!, ctx.params.app!, ctx.params.instance!))),
+  );
+  router.add(
+    'GET',
+    `${A}/pushpublish/mapentries`,
+    forServer((ctx) => {
+      const a = topology.app(ctx.params.vhost!, ctx.params.app!);
+      return or404(ctx, 'PushPublishStreams', a && { serverName: SERVER_NAME, mapEntries: mapEntries(a) });
     }),
   );
   // Not a row of the reference's tables; wowza-api.md's generic `.../monitoring/historic` row (undocumented entries).
