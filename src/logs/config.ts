@@ -155,9 +155,10 @@ const IncludeExclude = z.strictObject({
   exclude: z.array(z.string().min(1)).optional(),
 });
 
+// `"*"` and `["*"]` mean the same: every type the server lists.
 const LogTypes = z
   .union([z.literal('*'), z.array(z.string().min(1)).min(1, 'list at least one log type, or use "*" for all')])
-  .transform((v) => (v === '*' ? v : [...new Set(v.map(resolveLogType))]));
+  .transform((v) => (v === '*' || v.includes('*') ? '*' : [...new Set(v.map(resolveLogType))]));
 
 /** The `logs:` section: log followers, their filters, and where the lines go. */
 export const LogsConfigSchema = z.strictObject({

@@ -73,6 +73,10 @@ export interface FollowerOptions {
   /** A rotation whose lost lines could not be recovered (the rolled file could not be found or read). */
   onRotationGap?: () => void;
   onReadError?: (err: unknown) => void;
+  /** Lines a read returned although its end offset did not pass its start: not handed on again. */
+  onRepeatedLines?: (lines: number) => void;
+  /** A rotation seen sooner than two follow intervals after the one before, for the third time or more in a row. */
+  onRapidRotation?: () => void;
   /** A round of reads succeeded (after failures, the log is being read again). */
   onReadOk?: () => void;
 }
@@ -121,6 +125,32 @@ function isBlank(line: string): boolean {
   return c > 32 && c < 127 ? false : line.trim() === '';
 }
 
+/** A page whose offsets cannot be used: the read fails (and is retried with growing pauses), nothing is saved. */
+export class UnusableLogPageError extends Error {
+  override name = 'UnusableLogPageError';
+}
+
+/**
+ * The source, with every page's offsets checked: byte offsets are whole numbers from 0, and a position is never
+ * taken from, nor a request sent with, a negative or broken one.
+ */
+function checkedSource(source: LogSource): LogSource {
+  const check = (page: LogPage, what: string): LogPage => {
+    for (const key of ['startOffset', 'endOffset', 'fileLength'] as const) {
+      const v = page[key];
+      if (!Number.isSafeInteger(v) || v < 0) throw new UnusableLogPageError(`${what} answered an unusable ${key} (${String(v)}): offsets are byte counts from 0`);
+    }
+    return page;
+  };
+  return {
+    server: source.server,
+    listLogTypes: () => source.listLogTypes(),
+    listLogFiles: (order, signal) => source.listLogFiles(order, signal),
+    readLog: async (logType, q, signal) => check(await source.readLog(logType, q, signal), `{S}/logs/${logType}`),
+    readLogFile: async (name, q, signal) => check(await source.readLogFile(name, q, signal), `{S}/logfiles/${name}`),
+  };
+}
+
 function hasFilter(f: ServerFilter): boolean {
   return (f.flags?.length ?? 0) > 0 || !!f.search || !!f.regexSearch;
 }
@@ -156,9 +186,14 @@ export class LogFollower {
   private rotationFailures = 0;
   /** After a rotation to a file that was empty: whether it rolled too is still to be checked. */
   private unsureOfEmptyFile = false;
+  /** Lines without progress were reported; again only after progress. */
+  private repeatWarned = false;
+  /** When the last rotation was followed, and how many in a row came less than two follow intervals apart. */
+  private lastRotationAt = 0;
+  private rapidRotations = 0;
 
   constructor(private readonly options: FollowerOptions) {
-    this.source = options.source;
+    this.source = checkedSource(options.source);
     this.logType = options.logType;
     this.logger = options.logger ?? silentLogger();
     this.parser = new W3cLogParser({ defaultTimeZone: options.timeZone });
@@ -336,7 +371,16 @@ export class LogFollower {
       const fileId = at.fileId || (this.dateOf(page) ?? '');
       // A page from offset 0 is the file's head only when no server-side filter left lines out.
       const fingerprint = at.head ?? (this.filtered() ? undefined : headFingerprint(page));
-      const lines = this.parsePage(this.parser, page);
+      let lines = this.parsePage(this.parser, page);
+      if (page.endOffset <= at.offset && lines.length > 0) {
+        // Lines without progress are lines already handed on (a server whose end offset does not move): once is enough.
+        this.options.onRepeatedLines?.(lines.length);
+        if (!this.repeatWarned) this.logger.warn({ offset: at.offset, end_offset: page.endOffset, lines: lines.length }, 'the server returned lines without moving the end offset past the start: not shipped again (counted in wowza_log_repeated_lines_total; said once)');
+        this.repeatWarned = true;
+        lines = [];
+      } else if (page.endOffset > at.offset) {
+        this.repeatWarned = false;
+      }
       const next: LogPosition = { fileId, offset: Math.max(page.endOffset, at.offset), ...headOf({ head: fingerprint }, at.prevHead), ...this.fieldsOf(this.parser) };
       const moved = lines.length > 0 || next.offset !== at.offset || next.fileId !== at.fileId || next.head !== at.head || next.fields !== at.fields;
       const done = caughtUp(page, at.offset);
@@ -366,7 +410,29 @@ export class LogFollower {
   }
 
   /** `head`: the new file's head, unfiltered, when the caller already read it. */
+  /**
+   * At most one rotation per follow interval. A server whose log start date or first line changes on every read
+   * would otherwise cost a file list and head reads on every poll: from the third rapid rotation in a row it is said
+   * once, counted, and followed with growing pauses (up to the longest retry pause).
+   */
+  private async paceRotations(signal: AbortSignal): Promise<void> {
+    const since = Date.now() - this.lastRotationAt;
+    this.rapidRotations = since < 2 * this.intervalMs ? this.rapidRotations + 1 : 0;
+    if (this.rapidRotations >= 3) {
+      this.options.onRapidRotation?.();
+      if (this.rapidRotations === 3) {
+        this.logger.warn({ follow_interval_ms: this.intervalMs }, 'the log rotates on almost every read (its start date or first line keeps changing): following it with growing pauses (counted in wowza_log_rapid_rotations_total)');
+      }
+      await sleep(Math.min(this.intervalMs * 2 ** Math.min(this.rapidRotations - 3, 16), this.maxRetryDelayMs), signal);
+    } else if (since < this.intervalMs) {
+      await sleep(this.intervalMs - since, signal);
+    }
+    signal.throwIfAborted();
+    this.lastRotationAt = Date.now();
+  }
+
   private async followRotation(head: LogPage | undefined, reason: string, signal: AbortSignal): Promise<void> {
+    await this.paceRotations(signal);
     const old = this.position!;
     this.options.onRotation?.();
     const current = head ?? (await this.readHead(signal));

@@ -13,6 +13,8 @@ export interface LogMetrics {
   rotations: Counter<Follow>;
   rotationGaps: Counter<Follow>;
   readFailures: Counter<Follow>;
+  repeatedLines: Counter<Follow>;
+  rapidRotations: Counter<Follow>;
   forwarded: Counter<Ship>;
   failures: Counter<Ship>;
   queue: Gauge<Ship>;
@@ -81,6 +83,18 @@ export function createLogMetrics(registry: Registry): LogMetrics {
       registers,
     }),
     readFailures: new Counter({ name: 'wowza_log_follower_read_failures_total', help: 'Failed reads of the log through the REST API.', labelNames: followLabels, registers }),
+    repeatedLines: new Counter({
+      name: 'wowza_log_repeated_lines_total',
+      help: 'Lines a read returned although its end offset did not pass its start (a server whose end offset does not move): not shipped again.',
+      labelNames: followLabels,
+      registers,
+    }),
+    rapidRotations: new Counter({
+      name: 'wowza_log_rapid_rotations_total',
+      help: 'Rotations seen less than two follow intervals after the one before, from the third in a row: the log start date or first line keeps changing; the follower backs off.',
+      labelNames: followLabels,
+      registers,
+    }),
     forwarded: new Counter({ name: 'wowza_log_forwarded_lines_total', help: 'Log lines the sink acknowledged.', labelNames: shipLabels, registers }),
     failures: new Counter({ name: 'wowza_log_forward_failures_total', help: 'Failed delivery attempts (retries included) of batches holding lines of this log.', labelNames: shipLabels, registers }),
     queue: new Gauge({ name: 'wowza_log_forward_queue_lines', help: 'Log lines waiting for the sink or being sent to it.', labelNames: shipLabels, registers }),
@@ -93,7 +107,7 @@ export function createLogMetrics(registry: Registry): LogMetrics {
     },
     start(server, logType, sinks) {
       const labels = { server, log_type: logType };
-      for (const c of [metrics.parseErrors, metrics.rotations, metrics.rotationGaps, metrics.readFailures]) c.inc(labels, 0);
+      for (const c of [metrics.parseErrors, metrics.rotations, metrics.rotationGaps, metrics.readFailures, metrics.repeatedLines, metrics.rapidRotations]) c.inc(labels, 0);
       for (const sink of sinks) for (const c of [metrics.forwarded, metrics.failures, metrics.deadLetters]) c.inc({ ...labels, sink }, 0);
     },
     forget(server, logType, sinks) {

@@ -161,6 +161,8 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
       logger: logger.child(labels),
       onRotation: () => metrics.rotations.inc(labels),
       onRotationGap: () => metrics.rotationGaps.inc(labels),
+      onRepeatedLines: (n) => metrics.repeatedLines.inc(labels, n),
+      onRapidRotation: () => metrics.rapidRotations.inc(labels),
       onReadError: (err) => {
         metrics.readFailures.inc(labels);
         lastErrors.set(`${server}\u0000${logType}`, { message: err instanceof Error ? err.message : String(err), at: Date.now(), failing: true });
@@ -182,7 +184,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     abort.signal.addEventListener('abort', () => entry.abort.abort(), { once: true });
     followed.set(source.server, entry);
     if (config.log_types === '*') entry.discovery = discoverAndFollow(source, config.follow_interval, entry.abort.signal, logger, follow);
-    else for (const t of config.log_types) follow(source, t);
+    else entry.discovery = followListed(source, config.log_types, logger, follow);
   };
 
   const removeSource = async (server: string) => {
@@ -392,6 +394,24 @@ async function discoverAndFollow(
       logger.warn({ server: source.server, error: (err as Error).message, retryInMs }, 'cannot list log types');
       await sleep(retryInMs, signal);
     }
+  }
+}
+
+/**
+ * For a list of log types: follows those the server lists, and names the ones it does not (with the ones it has)
+ * instead of asking for a missing log on every poll. When the list cannot be read, every configured type is
+ * followed: their own reads then say what is wrong.
+ */
+async function followListed(source: LogSource, wanted: readonly string[], logger: Logger, follow: (source: LogSource, logType: string) => void): Promise<void> {
+  let listed: string[] | undefined;
+  try {
+    listed = [...new Set(await source.listLogTypes())];
+  } catch (err) {
+    logger.debug({ server: source.server, error: (err as Error).message }, 'cannot list log types: following the configured ones');
+  }
+  for (const t of wanted) {
+    if (!listed || listed.includes(t)) follow(source, t);
+    else logger.warn({ server: source.server, log_type: t, listed }, `the server has no log type "${t}": skipped (it lists ${listed.join(', ') || 'none'})`);
   }
 }
 

@@ -96,16 +96,17 @@ function targetDiff(have: WebhookTarget, want: WebhookTarget): string[] {
 
 /**
  * Writes one item and checks the answer: a 2xx whose body says `success: false` did not save. The answer's body
- * is the created or updated item (reference), or a save result on older builds; both are fine.
+ * is the created or updated item (reference), a save result on older builds, or nothing at all (`PUT {S}` answers
+ * `void` in the server's own model): all of them are fine.
  */
 async function write(client: WowzaClient, method: 'POST' | 'PUT', endpoint: string, values: Record<string, string>, body: unknown, step: string): Promise<void> {
   let answer;
   try {
-    answer = await client.call(method, endpoint, values, WriteAnswer, { body });
+    answer = await client.write(method, endpoint, values, WriteAnswer, { body });
   } catch (err) {
     throw explain(err, step);
   }
-  if (answer.success === false) throw new WebhookSetupError(`${step}: the server answered without saving${answer.message ? `: ${answer.message}` : ''}`);
+  if (answer?.success === false) throw new WebhookSetupError(`${step}: the server answered without saving${answer.message ? `: ${answer.message}` : ''}`);
 }
 
 /**

@@ -184,6 +184,33 @@ export class WowzaClient {
     return parseBody(raw.body, raw.contentType, schema, site);
   }
 
+  /**
+   * A write whose answer may be empty: the server's own model of `PUT {S}` answers `void` (wse-swagger-4.9.0), so any
+   * 2xx is a success; a JSON object in the body is still read (`success: false` means not saved). An empty body or
+   * one that is not JSON (text, XML) under a 2xx gives undefined.
+   */
+  async write<S extends z.ZodType>(
+    method: 'POST' | 'PUT' | 'DELETE',
+    endpoint: string,
+    values: Record<string, string>,
+    schema: S,
+    opts: { signal?: AbortSignal; body?: unknown } = {},
+  ): Promise<z.infer<S> | undefined> {
+    const url = new URL(fillPath(endpoint, { server: this.target.serverName, ...values }), this.base);
+    const site: CallSite = { server: this.target.name, endpoint, url: redactUrl(url.toString()) };
+    const raw = await this.send(method, url, site, opts.signal, opts.body === undefined ? undefined : JSON.stringify(opts.body));
+    const text = raw.body.toString('utf8').trim();
+    if (text === '' || (text[0] !== '{' && text[0] !== '[')) return undefined;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    const parsed = schema.safeParse(json);
+    return parsed.success ? parsed.data : undefined;
+  }
+
   private async send(method: string, url: URL, site: CallSite, signal?: AbortSignal, body?: string, accept = 'application/json') {
     const uri = url.pathname + url.search;
     for (let attempt = 1; ; attempt++) {

@@ -11,6 +11,7 @@ import {
   WowzaUnparsableError,
 } from '../../src/wowza/errors.js';
 import { freePort } from '../helpers/ports.js';
+import { WriteAnswer } from '../../src/webhooks/config-api.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 let handler: Handler = () => {};
@@ -207,5 +208,32 @@ describe('WowzaClient', () => {
 
   it('refuses credentials inside the URL', () => {
     expect(() => new WowzaClient(target({ url: 'http://a:b@127.0.0.1:1' }))).toThrow(/not in the URL/);
+  });
+});
+
+describe('WowzaClient.write: writes the server models as void', () => {
+  const schema = WriteAnswer;
+
+  it.each([
+    ['an empty body', 204, '', undefined],
+    ['an empty 200', 200, '', undefined],
+    ['plain text', 200, 'OK', undefined],
+    ['a save result', 200, '{"success":true,"message":"saved"}', { success: true, message: 'saved' }],
+    ['a refusal under 200', 200, '{"success":false,"message":"locked"}', { success: false, message: 'locked' }],
+  ])('takes %s as what the server answered', async (_what, status, body, expected) => {
+    handler = (_req, res) => {
+      res.writeHead(status, body.startsWith('{') ? { 'content-type': 'application/json' } : {});
+      res.end(body);
+    };
+    const c = new WowzaClient(target());
+    expect(await c.write('PUT', '/v2/servers/{server}', {}, schema, { body: { serverName: '_defaultServer_' } })).toEqual(expected);
+    await c.close();
+  });
+
+  it('an error status is still an error', async () => {
+    handler = (_req, res) => json(res, 500, { success: false, message: 'boom' });
+    const c = new WowzaClient(target());
+    await expect(c.write('PUT', '/v2/servers/{server}', {}, schema, { body: {} })).rejects.toBeInstanceOf(WowzaHttpError);
+    await c.close();
   });
 });

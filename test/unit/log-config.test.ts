@@ -50,6 +50,9 @@ describe('logs config schema', () => {
     expect(c.sinks[1]).toMatchObject({ max_bytes: 10 * 1024 * 1024, max_files: 5 });
     expect(c.sinks[2]).toMatchObject({ timeout: 10_000 });
     expect(LogsConfigSchema.parse({ log_types: '*' }).log_types).toBe('*');
+    // A list holding "*" means every type too, not a type literally named "*".
+    expect(LogsConfigSchema.parse({ log_types: ['*'] }).log_types).toBe('*');
+    expect(LogsConfigSchema.parse({ log_types: ['access', '*'] }).log_types).toBe('*');
   });
 
   it('rejects unknown keys and bad values, naming the field', () => {

@@ -2,6 +2,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LogFollower, type FollowerChunk, type FollowerOptions } from '../../src/logs/follower.js';
 import { ACCESS_LOG_FIELDS, ERROR_LOG_FIELDS, MemoryLogSource } from '../helpers/memory-log-source.js';
+import type { LogPage, LogQuery } from '../../src/logs/log-source.js';
 import { tailLog } from '../../src/logs/tail.js';
 import { waitFor } from '../helpers/ports.js';
 
@@ -407,5 +408,69 @@ describe('logs tail', () => {
     stop.abort();
     await done;
     expect(o.text()).toBe(`#Comment: raw keeps headers\n${lines(1, 1)[0]}\n`);
+  });
+});
+
+/** A MemoryLogSource whose answers a test can bend after the real ones are made. */
+class BentSource extends MemoryLogSource {
+  bend: (page: LogPage, q: LogQuery) => LogPage = (page) => page;
+  override async readLog(logType: string, q: LogQuery, signal?: AbortSignal): Promise<LogPage> {
+    return this.bend(await super.readLog(logType, q, signal), q);
+  }
+}
+
+describe('log follower: answers it cannot use (issue 24)', () => {
+  it('never takes, asks for or saves a negative offset: such a read fails and is retried', async () => {
+    const src = new BentSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
+    src.append(ACCESS, lines(1, 2));
+    src.bend = (page) => ({ ...page, endOffset: -21474836, fileLength: -5 });
+    const errors: Error[] = [];
+    const sink = collector();
+    const done = follower(src, sink, { startAt: 'end', onReadError: (e) => errors.push(e as Error), maxRetryDelayMs: 20 }).run(signal(), true);
+    await waitFor('a few failed reads', () => errors.length >= 3 || undefined);
+    expect(errors[0]!.message).toMatch(/unusable (endOffset|fileLength|startOffset) \(-/);
+    expect(sink.chunks).toEqual([]);
+    for (const call of src.calls) expect(call.query?.startOffset ?? 0).toBeGreaterThanOrEqual(0);
+    // Good answers again: it starts, at a real offset.
+    src.bend = (page) => page;
+    await waitFor('the start position', () => sink.chunks.length > 0 || undefined);
+    expect(sink.chunks[0]!.position.offset).toBe(src.size(ACCESS));
+    controllers.at(-1)!.abort();
+    await done;
+  });
+
+  it('a read that returns lines without moving its end offset ships them once, and counts the rest', async () => {
+    const src = new BentSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
+    src.append(ACCESS, lines(1, 3));
+    const end = src.size(ACCESS);
+    // From the end on, the server answers the last line again with an end offset that does not move.
+    src.bend = (page, q) => ((q.startOffset ?? 0) >= end ? { ...page, lines: [accessLine('line 3')], startOffset: end, endOffset: end } : page);
+    let repeated = 0;
+    const sink = collector();
+    const done = follower(src, sink, { startAt: 'beginning', onRepeatedLines: (n) => (repeated += n) }).run(signal(), true);
+    await waitFor('several polls at the end', () => repeated >= 5 || undefined);
+    expect(sink.comments()).toEqual(['line 1', 'line 2', 'line 3']);
+    expect(Math.max(...sink.chunks.map((c) => c.position.offset))).toBe(end);
+    controllers.at(-1)!.abort();
+    await done;
+  });
+
+  it('a log start date that changes on every read is followed with growing pauses, not a request storm', async () => {
+    const src = new BentSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
+    src.append(ACCESS, lines(1, 3));
+    let n = 0;
+    src.bend = (page) => ({ ...page, logStartDate: `2024-01-15 00:00:${String(n++ % 60).padStart(2, '0')}` });
+    let rapid = 0;
+    let rotations = 0;
+    const sink = collector();
+    const sig = signal();
+    const done = follower(src, sink, { startAt: 'beginning', followIntervalMs: 10, maxRetryDelayMs: 1000, onRapidRotation: () => rapid++, onRotation: () => rotations++ }).run(sig, true);
+    await new Promise((r) => setTimeout(r, 1500));
+    controllers.at(-1)!.abort();
+    await done;
+    expect(rapid).toBeGreaterThan(0);
+    // Without pacing this is a rotation per read, hundreds a second; with it, the pauses double from 10 ms.
+    expect(rotations).toBeLessThan(15);
+    expect(src.calls.length).toBeLessThan(150);
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { silentLogger } from '../../src/logger.js';
 import { LogsConfigSchema, type LogsConfigInput } from '../../src/logs/config.js';
 import { entryRecord, type LogEntry } from '../../src/logs/log-entry.js';
@@ -69,7 +70,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function ship(source: MemoryLogSource, sinks: LogSink[], input: LogsConfigInput = {}) {
+async function ship(source: MemoryLogSource, sinks: LogSink[], input: LogsConfigInput = {}, logger = silentLogger()) {
   const registry = new Registry();
   const config = LogsConfigSchema.parse({
     positions_file: join(dir, 'positions.json'),
@@ -84,7 +85,7 @@ async function ship(source: MemoryLogSource, sinks: LogSink[], input: LogsConfig
     drain_timeout: '200ms',
     ...input,
   });
-  const shipping = await startLogShipping({ sources: [source], config, registry, logger: silentLogger(), sinks });
+  const shipping = await startLogShipping({ sources: [source], config, registry, logger, sinks });
   running.push(shipping);
   const metric = async (name: string, labels: Record<string, string> = {}) => {
     const values = (await registry.getSingleMetric(name)!.get()).values.filter((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want));
@@ -110,6 +111,19 @@ function savedOffset(logType = ACCESS): number | undefined {
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('log shipping', () => {
+  it('a configured log type the server does not list is named, with the ones it has, and skipped', async () => {
+    const src = new MemoryLogSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
+    src.append(ACCESS, numbered(1, 2));
+    const said: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void said.push(line) });
+    const sink = new TestSink();
+    const { shipping } = await ship(src, [sink], { log_types: ['access', 'error'] }, logger);
+    await waitFor('the access lines', () => sink.received.length === 2 || undefined);
+    expect(shipping.followers().map((f) => f.logType)).toEqual([ACCESS]);
+    expect(said.map((l) => (JSON.parse(l) as { msg: string }).msg)).toContain(`the server has no log type "${ERROR}": skipped (it lists ${ACCESS})`);
+    expect(src.callsOf('readLog').every((c) => c.name === ACCESS)).toBe(true);
+  });
+
   it('stops polling when a sink queue is full, and resumes without dropping anything', async () => {
     const src = new MemoryLogSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
     const firstRecord = src.size(ACCESS); // pages of header lines alone may be acknowledged at once
