@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { Authenticator, type AuthMode } from './auth.js';
-import { EP, fillPath } from './endpoints.js';
+import { ENDPOINT_MAX_BYTES, EP, fillPath, MAX_JSON_DEPTH } from './endpoints.js';
 import {
   WowzaAbortedError,
   WowzaAuthError,
@@ -28,7 +28,7 @@ import {
   ServerStatus,
   VHostList,
 } from './schemas.js';
-import { BodyTooLargeError, createAgent, exchange, type TlsSettings } from './transport.js';
+import { BodyTooLargeError, ByteBudget, createAgent, exchange, type TlsSettings } from './transport.js';
 
 export interface WowzaTarget {
   /** Configured server name: the `server` label. */
@@ -77,6 +77,7 @@ export class WowzaClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly base: URL;
+  private readonly budget: ByteBudget;
 
   constructor(
     readonly target: WowzaTarget,
@@ -88,6 +89,8 @@ export class WowzaClient {
       throw new Error(`server ${target.name}: put credentials in username/password_file, not in the URL`);
     }
     this.auth = new Authenticator(target.auth, target.username, target.password);
+    // Twice the biggest single answer, and never less than 64 MiB: room for a large list beside the small answers.
+    this.budget = new ByteBudget(Math.max(2 * target.maxResponseBytes, 64 * 1024 * 1024));
     this.ownsDispatcher = !options.dispatcher;
     this.dispatcher = options.dispatcher ?? createAgent({ connections: target.connections, tls: target.tls });
   }
@@ -184,6 +187,11 @@ export class WowzaClient {
     return parseBody(raw.body, raw.contentType, schema, site);
   }
 
+  /** The body cap of one endpoint: its own where it has one, never above max_response_size. */
+  private maxBytesFor(endpoint: string): number {
+    return Math.min(this.target.maxResponseBytes, ENDPOINT_MAX_BYTES[endpoint] ?? Infinity);
+  }
+
   /**
    * A write whose answer may be empty: the server's own model of `PUT {S}` answers `void` (wse-swagger-4.9.0), so any
    * 2xx is a success; a JSON object in the body is still read (`success: false` means not saved). An empty body or
@@ -200,7 +208,7 @@ export class WowzaClient {
     const site: CallSite = { server: this.target.name, endpoint, url: redactUrl(url.toString()) };
     const raw = await this.send(method, url, site, opts.signal, opts.body === undefined ? undefined : JSON.stringify(opts.body));
     const text = raw.body.toString('utf8').trim();
-    if (text === '' || (text[0] !== '{' && text[0] !== '[')) return undefined;
+    if (text === '' || (text[0] !== '{' && text[0] !== '[') || nestedDeeperThan(raw.body, MAX_JSON_DEPTH)) return undefined;
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -227,7 +235,8 @@ export class WowzaClient {
           headers,
           body,
           signal: deadline.signal,
-          maxBytes: this.target.maxResponseBytes,
+          maxBytes: this.maxBytesFor(site.endpoint),
+          budget: this.budget,
         });
       } catch (err) {
         const failure = this.classify(err, site, deadline, signal);
@@ -255,7 +264,9 @@ export class WowzaClient {
 
   private classify(err: unknown, site: CallSite, deadline: RequestDeadline, caller?: AbortSignal): WowzaError {
     if (err instanceof WowzaError) return err;
-    if (err instanceof BodyTooLargeError) return new WowzaTooLargeError(site, this.target.maxResponseBytes);
+    if (err instanceof BodyTooLargeError) {
+      return err.budgetBytes === undefined ? new WowzaTooLargeError(site, this.maxBytesFor(site.endpoint)) : new WowzaTooLargeError(site, err.budgetBytes, 'answers in flight');
+    }
     // The request's own timeout first: when both fired, "did not answer within" is the better account.
     if (deadline.timedOut) return new WowzaTimeoutError(site, this.target.timeoutMs);
     if (caller?.aborted) return new WowzaAbortedError(site, isTimeout(caller.reason) ? 'the poll deadline passed first' : undefined);
@@ -339,12 +350,32 @@ function errorMessage(body: Buffer): string | undefined {
   return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 
+/** Whether JSON bytes open more than `limit` arrays or objects at once (strings skipped); a linear scan, no parse. */
+export function nestedDeeperThan(body: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (inString) {
+      if (c === 0x5c) i++; // the escaped character cannot end the string
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 function parseBody<S extends z.ZodType>(body: Buffer, contentType: string, schema: S, site: CallSite): z.infer<S> {
   const text = body.toString('utf8');
   const head = text.trimStart().slice(0, 1);
   if (head === '<' || /xml|html/i.test(contentType)) {
     throw new WowzaUnparsableError(site, 'the server answered XML/HTML although JSON was requested (Accept: application/json); is this the WSE REST port?');
   }
+  // Refused before any parse: JSON.parse of deep nesting is slow and memory-hungry, and it runs on the thread that
+  // answers /metrics and the health checks.
+  if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new WowzaUnparsableError(site, `JSON nested deeper than ${MAX_JSON_DEPTH} levels (too deep to be an API answer)`);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -17,6 +17,23 @@ export const EP = {
 
 export type EndpointTemplate = (typeof EP)[keyof typeof EP];
 
+/**
+ * The most an answer of a fixed-size resource can reasonably hold: a few KB of numbers in the server's models
+ * (wse-swagger-4.9.0), whatever the server's size. Lists grow with the server and have only `max_response_size`.
+ * A hostile or broken server cannot make these cost more than this to receive and read.
+ */
+export const ENDPOINT_MAX_BYTES: Partial<Record<string, number>> = {
+  [EP.machineCurrent]: 256 * 1024,
+  // Lists the applications that use the transcoder, DVR and DRM: it grows with them, slowly.
+  [EP.serverStatus]: 4 * 1024 * 1024,
+  [EP.vhostCurrent]: 256 * 1024,
+  [EP.applicationCurrent]: 256 * 1024,
+  [EP.streamCurrent]: 256 * 1024,
+};
+
+/** JSON nested deeper than this is refused before it is parsed: no answer of the API comes near it. */
+export const MAX_JSON_DEPTH = 64;
+
 /** Fills a template with URL-encoded values. */
 export function fillPath(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, key: string) => {

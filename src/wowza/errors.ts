@@ -47,8 +47,8 @@ export class WowzaTimeoutError extends WowzaError {
 
 export class WowzaTooLargeError extends WowzaError {
   readonly kind = 'too_large';
-  constructor(site: CallSite, readonly limitBytes: number) {
-    super(`${site.endpoint} response is larger than the ${limitBytes} byte limit (${site.url})`, site);
+  constructor(site: CallSite, readonly limitBytes: number, what = 'response') {
+    super(what === 'response' ? `${site.endpoint} response is larger than the ${limitBytes} byte limit (${site.url})` : `${site.endpoint}: the server's ${what} passed their ${limitBytes} byte budget (${site.url})`, site);
   }
 }
 

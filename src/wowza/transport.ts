@@ -34,7 +34,32 @@ export interface RawResponse {
   contentType: string;
 }
 
-export class BodyTooLargeError extends Error {}
+export class BodyTooLargeError extends Error {
+  /** Set when the body was refused because the server's answers in flight together passed their budget. */
+  constructor(readonly budgetBytes?: number) {
+    super();
+  }
+}
+
+/**
+ * Bytes of response bodies one server's requests may hold at once. Each request is capped on its own, but many in
+ * flight at the cap would still add up (64 x 32 MiB is 2 GiB): a body that would pass the budget is refused.
+ */
+export class ByteBudget {
+  private used = 0;
+  constructor(readonly limit: number) {}
+  take(n: number): boolean {
+    if (this.used + n > this.limit) return false;
+    this.used += n;
+    return true;
+  }
+  give(n: number): void {
+    this.used = Math.max(0, this.used - n);
+  }
+  get inUse(): number {
+    return this.used;
+  }
+}
 
 /**
  * One HTTP exchange with a deadline that covers headers and body, and a size cap enforced while the body
@@ -43,7 +68,7 @@ export class BodyTooLargeError extends Error {}
 export async function exchange(
   dispatcher: Dispatcher,
   url: URL,
-  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal; maxBytes: number },
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal; maxBytes: number; budget?: ByteBudget },
 ): Promise<RawResponse> {
   const res = await request(url, {
     dispatcher,
@@ -57,7 +82,7 @@ export async function exchange(
     res.body.destroy();
     throw new BodyTooLargeError();
   }
-  const body = await readCapped(res.body, init.maxBytes);
+  const body = await readCapped(res.body, init.maxBytes, init.budget);
   const ct = res.headers['content-type'];
   return {
     status: res.statusCode,
@@ -71,7 +96,7 @@ export async function exchange(
  * The whole body, refused as soon as it grows past `maxBytes`. Plain stream events rather than an async
  * iterator: a poll reads thousands of small bodies, and the iterator's promise per chunk is measurable.
  */
-function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<Buffer> {
+function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, budget?: ByteBudget): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -79,18 +104,25 @@ function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Pr
     const settle = (err: Error | undefined, value?: Buffer) => {
       if (settled) return;
       settled = true;
+      // The bytes are the caller's now (or dropped): a parse that follows is bounded by maxBytes on its own.
+      budget?.give(size);
       // The error listener stays: an 'error' emitted after this must not become an uncaught exception.
       body.off('data', onData).off('end', onEnd).off('close', onClose);
       if (err) reject(err);
       else resolve(value!);
     };
     const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
+      if (size + chunk.length > maxBytes) {
         settle(new BodyTooLargeError());
         body.destroy();
         return;
       }
+      if (budget && !budget.take(chunk.length)) {
+        settle(new BodyTooLargeError(budget.limit));
+        body.destroy();
+        return;
+      }
+      size += chunk.length;
       chunks.push(chunk);
     };
     const onEnd = () => settle(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));

@@ -237,3 +237,26 @@ describe('WowzaClient.write: writes the server models as void', () => {
     await c.close();
   });
 });
+
+describe('WowzaClient: answers that cannot be weaponised', () => {
+  it('refuses JSON nested deeper than 64 levels before parsing it', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('['.repeat(500) + ']'.repeat(500));
+    };
+    const c = new WowzaClient(target({ maxResponseBytes: 64 * 1024 }));
+    const err = await c.vhosts().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WowzaUnparsableError);
+    expect((err as Error).message).toMatch(/nested deeper than 64 levels/);
+    await c.close();
+  });
+
+  it('caps a fixed-size resource far below max_response_size', async () => {
+    handler = (_req, res) => json(res, 200, { cpuIdle: 1, padding: 'x'.repeat(300 * 1024) });
+    const c = new WowzaClient(target({ maxResponseBytes: 32 * 1024 * 1024 }));
+    const err = await c.machineCurrent().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WowzaTooLargeError);
+    expect((err as Error).message).toMatch(/larger than the 262144 byte limit/);
+    await c.close();
+  });
+});

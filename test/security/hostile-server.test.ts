@@ -1,0 +1,85 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
+import { waitFor } from '../helpers/ports.js';
+
+/**
+ * A hostile WSE next to a good one (issue 29): on every endpoint it answers 32 MB of `[[[…]]]`, valid JSON nested
+ * millions deep, under a 32 MiB max_response_size. Parsing that on the thread that serves /metrics froze the
+ * exporter and took gigabytes. Health must keep answering, memory stay bounded, and the good server stay up.
+ */
+
+const NESTED = 32 * 1024 * 1024;
+const body = Buffer.concat([Buffer.alloc(NESTED / 2, '['), Buffer.alloc(NESTED / 2, ']')]);
+
+/** Peak resident memory of a process (VmHWM), in MB. */
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+describe('a hostile server answering deeply nested JSON', () => {
+  let hostile: Server;
+  let hostileUrl = '';
+  let requests = 0;
+  let good: Simulator;
+  let exporter: RunningExporter;
+  let dir = '';
+
+  beforeAll(async () => {
+    hostile = createServer((req, res) => {
+      requests++;
+      // Chunked: no Content-Length tells the client the size before it reads.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+      req.resume();
+    });
+    await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
+    hostileUrl = `http://127.0.0.1:${(hostile.address() as { port: number }).port}`;
+    good = await startSimulator({ auth: 'basic' });
+    dir = mkdtempSync(join(tmpdir(), 'hostile-'));
+    writeFileSync(join(dir, 'good-password'), good.password);
+    writeFileSync(join(dir, 'hostile-password'), 'x');
+    const servers = JSON.stringify([
+      { name: 'good', url: good.url, username: good.username, auth: 'basic', password_file: join(dir, 'good-password') },
+      { name: 'hostile', url: hostileUrl, username: 'admin', auth: 'basic', password_file: join(dir, 'hostile-password'), max_response_size: '32MiB' },
+    ]);
+    writeFileSync(join(dir, 'config.yaml'), `poll: {interval: 2s}\nservers: ${servers}\n`);
+    exporter = await startExporterProcess(['--config', join(dir, 'config.yaml')]);
+  });
+  afterAll(async () => {
+    await exporter?.stop();
+    await good?.close();
+    hostile?.closeAllConnections();
+    await new Promise((r) => hostile?.close(r));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('health answers within a second while it polls, memory stays bounded, the good server stays up', async () => {
+    await waitFor('the hostile server being polled', () => (requests >= 3 ? true : undefined), 20_000);
+    let fast = 0;
+    const SAMPLES = 20;
+    for (let i = 0; i < SAMPLES; i++) {
+      const started = Date.now();
+      const ok = await fetch(`${exporter.url}/-/healthy`, { signal: AbortSignal.timeout(1000) }).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ok && Date.now() - started <= 1000) fast++;
+      await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (Date.now() - started))));
+    }
+    const text = await exporter.metrics();
+    expect(fast, `healthy within 1 s in ${fast} of ${SAMPLES} one-second samples`).toBeGreaterThanOrEqual(SAMPLES - 1);
+    expect(peakRssMb(exporter.proc.pid!)).toBeLessThanOrEqual(300);
+    expect(samples(text, 'wowza_up', { server: 'good' })[0]?.value).toBe(1);
+    // The hostile server's collectors fail, saying why, and nothing of its answers is exported.
+    const failing = samples(text, 'wowza_exporter_collector_success', { server: 'hostile' });
+    expect(failing.length).toBeGreaterThan(0);
+    expect(failing.every((s) => s.value === 0)).toBe(true);
+    expect(exporter.output()).toMatch(/nested deeper than 64 levels|larger than the \d+ byte limit/);
+  }, 60_000);
+});
