@@ -3,6 +3,7 @@ import type { Collector } from './collectors/collector.js';
 import { wseCollectorsEnabled } from './collectors/registry.js';
 import { Scheduler, timedPoll, type PollJobSpec } from './collectors/scheduler.js';
 import { ObjectErrorLog } from './collectors/object-errors.js';
+import { crossSiteReason } from './http/cross-site.js';
 import { ConfigError } from './config/errors.js';
 import { fileTarget, intervalFor, type RuntimeConfig } from './config/load.js';
 import { ServersFiles } from './config/servers-files.js';
@@ -275,12 +276,23 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     scheduler.ready ? sendText(res, 200, 'ready\n') : sendText(res, 503, 'not ready: the first poll has not completed yet\n'),
   );
   routes.set('/-/reload', async (req, res) => {
+    req.resume();
+    // Like every web.* setting, read at start: a reload cannot turn itself on.
+    if (!initial.config.web.enable_lifecycle) {
+      sendText(res, 403, 'lifecycle APIs are not enabled: start with --web.enable-lifecycle (web.enable_lifecycle: true), or send SIGHUP\n');
+      return;
+    }
     if (req.method !== 'POST' && req.method !== 'PUT') {
       res.writeHead(405, { allow: 'POST, PUT', 'content-type': 'text/plain; charset=utf-8' });
       res.end('use POST to reload the configuration\n');
       return;
     }
-    req.resume();
+    const crossSite = crossSiteReason(req);
+    if (crossSite) {
+      logger.warn({ component: 'http', reason: crossSite }, 'refused a reload a browser sent from another site');
+      sendText(res, 403, `refused: ${crossSite}\n`);
+      return;
+    }
     if (!extra.reloadConfig) {
       sendText(res, 500, 'this exporter was not started from a configuration it can read again\n');
       return;

@@ -28,6 +28,7 @@ export function withServeFlags<T>(y: Argv<T>) {
   let out = withWowzaFlags(y)
     .option('web.listen-address', { type: 'string', describe: 'address for /metrics and /probe (default :9935)', group: 'Web:' })
     .option('web.config.file', { type: 'string', describe: 'exporter-toolkit web config (TLS, basic auth)', group: 'Web:' })
+    .option('web.enable-lifecycle', { type: 'boolean', describe: 'serve POST /-/reload (off: only SIGHUP reloads)', group: 'Web:' })
     .option('poll.interval', { type: 'string', describe: 'how often collectors poll (default 15s)', group: 'Polling:' })
     .option('shard', { type: 'string', describe: 'i/N: poll only the servers whose name hashes (as Prometheus hashmod) to i of N replicas', group: 'Polling:' })
     .option('poll.concurrency', { type: 'string', describe: 'parallel API requests per server: auto (default: adapts to the server, up to poll.concurrency_max) or a number', group: 'Polling:' })
@@ -68,6 +69,7 @@ export function configFlagsFrom(a: Args): ConfigFlags {
     wowzaConnectionCountsUrl: (a['wowza.connectioncounts-url'] as string[] | undefined)?.map(String),
     listenAddress: str(a, 'web.listen-address'),
     webConfigFile: str(a, 'web.config.file'),
+    webEnableLifecycle: a['web.enable-lifecycle'] as boolean | undefined,
     pollInterval: str(a, 'poll.interval'),
     pollConcurrency: concurrencyFlag(a['poll.concurrency']),
     shard: str(a, 'shard'),

@@ -25,6 +25,7 @@ export interface ConfigFlags {
   shard?: string;
   listenAddress?: string;
   webConfigFile?: string;
+  webEnableLifecycle?: boolean;
   pollInterval?: string;
   pollConcurrency?: number | 'auto';
   logLevel?: string;
@@ -190,6 +191,7 @@ function applyFlags(doc: Record<string, unknown>, f: ConfigFlags): void {
   }
   if (f.listenAddress !== undefined) obj(doc, 'web').listen_address = f.listenAddress;
   if (f.webConfigFile !== undefined) obj(doc, 'web').config_file = f.webConfigFile;
+  if (f.webEnableLifecycle !== undefined) obj(doc, 'web').enable_lifecycle = f.webEnableLifecycle;
   if (f.pollInterval !== undefined) obj(doc, 'poll').interval = f.pollInterval;
   if (f.pollConcurrency !== undefined) obj(doc, 'poll').concurrency = f.pollConcurrency;
   if (f.logLevel !== undefined) obj(doc, 'log').level = f.logLevel;

@@ -150,8 +150,13 @@ export const ConfigSchema = z.strictObject({
         .default(':9935'),
       /** Prometheus exporter-toolkit web config (TLS, basic auth). */
       config_file: z.string().optional(),
+      /**
+       * `POST /-/reload`, like Prometheus' --web.enable-lifecycle: off by default (SIGHUP always reloads). When on,
+       * a request a browser sends cross-site is refused.
+       */
+      enable_lifecycle: z.boolean().default(false),
     })
-    .default({ listen_address: ':9935' }),
+    .default({ listen_address: ':9935', enable_lifecycle: false }),
   poll: z
     .strictObject({
       interval: Duration.default(15_000),

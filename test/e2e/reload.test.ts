@@ -30,7 +30,7 @@ describe('configuration reload', () => {
     a = await startSimulator({ auth: 'digest', password: PASSWORD, apps: 1, streams: 1 });
     b = await startSimulator({ auth: 'digest', password: PASSWORD, apps: 1, streams: 1 });
     write({ servers: [server(a, 'a')], poll: { interval: '1s' } });
-    exporter = await startExporterProcess(['--config', config()]);
+    exporter = await startExporterProcess(['--config', config(), '--web.enable-lifecycle']);
   });
   afterAll(async () => {
     await exporter?.stop();
@@ -73,6 +73,28 @@ describe('configuration reload', () => {
     expect((await fetch(`${exporter.url}/-/reload`)).status).toBe(405);
   });
 
+  it('a reload a browser sends from another site is refused, whatever the credentials: form types, Origin, Sec-Fetch-Site', async () => {
+    const before = a.counters.total;
+    const attempts: Array<Record<string, string>> = [
+      { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site', 'content-type': 'application/x-www-form-urlencoded' },
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      { 'content-type': 'text/plain;charset=UTF-8' },
+      { 'content-type': 'multipart/form-data; boundary=x' },
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'same-site' },
+    ];
+    for (const headers of attempts) {
+      const res = await fetch(`${exporter.url}/-/reload`, { method: 'POST', headers, body: headers['content-type'] ? 'a=b' : undefined });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(await res.text()).toMatch(/^refused: /);
+    }
+    // The exporter's own origin, as its status page would send it, is fine.
+    const own = await fetch(`${exporter.url}/-/reload`, { method: 'POST', headers: { origin: exporter.url, 'sec-fetch-site': 'same-origin' } });
+    expect(own.status).toBe(200);
+    expect(a.counters.total).toBeGreaterThanOrEqual(before);
+  });
+
   it('a server removed by a reload stops, and its series go', async () => {
     write({ servers: [server(b, 'b')], poll: { interval: '1s' } });
     expect((await reloadByHttp()).status).toBe(200);
@@ -103,6 +125,10 @@ describe('probe-only mode', () => {
       const text = await exporter.metrics();
       expect(samples(text, 'wowza_up')).toEqual([]);
       expect(samples(text, 'wowza_exporter_servers')[0]!.value).toBe(0);
+      // Without --web.enable-lifecycle there is no reload over HTTP.
+      const reload = await fetch(`${exporter.url}/-/reload`, { method: 'POST' });
+      expect(reload.status).toBe(403);
+      expect(await reload.text()).toMatch(/--web\.enable-lifecycle/);
       const probe = await fetch(`${exporter.url}/probe?target=${encodeURIComponent(sim.url)}&module=default`);
       expect(probe.status).toBe(200);
       expect(samples(await probe.text(), 'wowza_up')[0]!.value).toBe(1);

@@ -126,6 +126,7 @@ const CASES: Case[] = [
   c('web.listen_address', { web: { listen_address: 'localhost' } }, 'web.listen_address', /\[host\]:port/),
   c('web.listen_address', { web: { listen_address: '127.0.0.1:99999' } }, 'web.listen_address', /port out of range/),
   c('web.config_file', { web: { config_file: MISSING } }, 'web.config.file', /cannot read/),
+  c('web.enable_lifecycle', { web: { enable_lifecycle: 'yes' } }, 'web.enable_lifecycle', /boolean/),
 
   c('poll', { poll: 15 }, 'poll', /object/),
   c('poll.interval', { poll: { interval: '15 seconds' } }, 'poll.interval', /invalid duration/),
