@@ -3,6 +3,7 @@ import type { Collector } from './collectors/collector.js';
 import { wseCollectorsEnabled } from './collectors/registry.js';
 import { Scheduler, timedPoll, type PollJobSpec } from './collectors/scheduler.js';
 import { ObjectErrorLog } from './collectors/object-errors.js';
+import { RefreshThrottle } from './collectors/refresh-throttle.js';
 import { crossSiteReason } from './http/cross-site.js';
 import { ConfigError } from './config/errors.js';
 import { fileTarget, intervalFor, type RuntimeConfig } from './config/load.js';
@@ -138,6 +139,8 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       onPoll: (spec, result) => facts.record(spec, result),
     });
   let scheduler = newScheduler();
+  // Webhook events re-poll what they name, at most once a second per server (coalesced).
+  const refreshes = new RefreshThrottle((server) => scheduler.refresh(server, REFRESHED_BY_EVENTS));
   for (const job of videoJobs(runtime, self, logger)) scheduler.addJob(job);
   self.reloadSuccessful.set(1);
   self.reloadSuccessTime.set(Date.now() / 1000);
@@ -210,6 +213,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     startLogsOf(name, s.logTarget);
   };
   const removeServer = async (name: string) => {
+    refreshes.forget(name);
     polled.delete(name);
     labelsByServer.delete(name);
     facts.forget(name);
@@ -321,10 +325,16 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
 
   const wh = runtime.config.webhooks;
   if (wh.enabled) {
+    if (runtime.webhookSecret === undefined) {
+      logger.warn({ component: 'webhooks', path: wh.path }, 'the webhook receiver takes events WITHOUT authentication (webhooks.insecure_allow_unauthenticated): anyone who reaches this port can post them');
+    }
     routes.set(
       wh.path,
       createWebhookReceiver({
         secret: runtime.webhookSecret,
+        auth: wh.auth,
+        maxTokenLifetimeSeconds: wh.max_token_lifetime / 1000,
+        knownApplications: (server) => scheduler.applicationsOf(server),
         clockSkewSeconds: wh.clock_skew / 1000,
         dedupeWindow: wh.dedupe_window,
         registry: self.registry,
@@ -341,7 +351,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
           await Promise.all([
             extra.forwardEvent?.(server, event),
             shipping?.publish(server, WEBHOOK_LOG_TYPE, eventRecord(event), event.timestamp),
-            refresh ? scheduler.refresh(server, REFRESHED_BY_EVENTS) : undefined,
+            refresh ? refreshes.request(server) : undefined,
           ]);
         },
       }),
@@ -359,7 +369,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       facts,
       registry: self.registry,
       ...(shipping ? { logs: { followers: shipping.followers(), sinkNames: shipping.sinkNames } } : {}),
-      ...(runtime.config.webhooks.enabled ? { webhooks: { lastEvent } } : {}),
+      ...(runtime.config.webhooks.enabled ? { webhooks: { auth: runtime.webhookSecret === undefined ? ('none' as const) : runtime.config.webhooks.auth, lastEvent } } : {}),
     });
   const links = [
     { path: '/metrics', text: 'Metrics' },
@@ -459,6 +469,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     async close() {
       // Order matters: stop polling, let sinks deliver and positions be saved, then stop answering.
       files?.stop();
+      refreshes.stop();
       await applying;
       await scheduler.stop();
       await stopShipping();

@@ -98,6 +98,11 @@ export class Discovery {
     return this.inflight;
   }
 
+  /** The topology of the last walk, without asking the server (undefined before the first). */
+  get known(): Topology | undefined {
+    return this.current;
+  }
+
   /** Forces the next get() to walk again (a webhook said something changed), even if a walk is running. */
   invalidate(): void {
     this.generation++;

@@ -202,6 +202,12 @@ export class Scheduler {
     return this.wasReady;
   }
 
+  /** The applications the last discovery of `server` found (any vhost), without asking the server. */
+  applicationsOf(server: string): ReadonlySet<string> | undefined {
+    const known = this.runtimes.get(server)?.discovery.known;
+    return known ? new Set(known.apps.map((a) => a.app.id)) : undefined;
+  }
+
   /** The server runtimes, by server name. */
   get servers(): ReadonlyMap<string, ServerRuntime> {
     return this.runtimes;

@@ -215,14 +215,28 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       enabled: z.boolean().default(false),
       path: z.string().regex(/^\/[\w\-/.]*$/, 'path must start with / and contain only URL-safe characters').default('/webhooks/wowza'),
-      /** File with the HS256 secret the webhook target is configured with; without it tokens are not checked. */
+      /** File with the secret the webhook target is configured with. Required unless insecure_allow_unauthenticated. */
       secret_file: z.string().min(1).optional(),
+      /**
+       * How events prove they come from the server: `jwt` (the target's `auth.type: jwt`, an HS256 JWT signed with the
+       * secret, with a numeric `exp`) or `token` (the secret itself as a static bearer token, what `webhooks setup
+       * --auth header` writes into the target's headers).
+       */
+      auth: z.enum(['jwt', 'token']).default('jwt'),
+      /** Longest JWT lifetime taken (`exp - iat`, or `exp` - now without `iat`). */
+      max_token_lifetime: Duration.default(600_000),
+      /** Take events without any token. Anyone who can reach the port, a web page in a browser included, can then post events. */
+      insecure_allow_unauthenticated: z.boolean().default(false),
       /** Tolerance for `exp`/`nbf` of the JWT. */
       clock_skew: Duration.default(30_000),
       /** How many recent event ids are remembered to drop redeliveries. */
       dedupe_window: z.number().int().min(1).max(1_000_000).default(10_000),
     })
-    .default({ enabled: false, path: '/webhooks/wowza', clock_skew: 30_000, dedupe_window: 10_000 }),
+    .refine((w) => !w.enabled || w.secret_file !== undefined || w.insecure_allow_unauthenticated, {
+      path: ['secret_file'],
+      message: 'the webhook receiver needs a secret (the one the webhook target is configured with); to take events from anyone, set insecure_allow_unauthenticated: true',
+    })
+    .default({ enabled: false, path: '/webhooks/wowza', auth: 'jwt', max_token_lifetime: 600_000, insecure_allow_unauthenticated: false, clock_skew: 30_000, dedupe_window: 10_000 }),
   log: z
     .strictObject({
       level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

@@ -104,7 +104,9 @@ function webhooksSection(w) {
   if (!w) return "";
   const rejected = Object.entries(w.rejected).filter(([, n]) => n > 0).map(([r, n]) => esc(r) + ": " + num(n)).join(", ");
   const events = w.events.map((e) => "<tr><td>" + esc(e.server) + "</td><td>" + esc(e.event) + "</td><td>" + num(e.count) + "</td></tr>").join("");
-  return '<h2>Webhooks</h2><div class="facts" id="webhooks"><span>last event: ' + (w.last_event ? esc(w.last_event.name) + " from " + esc(w.last_event.server) + ", " + when(w.last_event.at) : '<span class="muted">none yet</span>') + "</span>" +
+  return '<h2>Webhooks</h2><div class="facts" id="webhooks">' +
+    (w.auth === "none" ? '<span class="err">UNAUTHENTICATED: anyone who reaches this port can post events (webhooks.insecure_allow_unauthenticated)</span>' : '<span class="muted">auth: ' + esc(w.auth) + "</span>") +
+    "<span>last event: " + (w.last_event ? esc(w.last_event.name) + " from " + esc(w.last_event.server) + ", " + when(w.last_event.at) : '<span class="muted">none yet</span>') + "</span>" +
     '<span class="' + (rejected ? "err" : "muted") + '">rejected: ' + (rejected || "none") + "</span></div>" +
     (events ? '<div class="scroll"><table><thead><tr><th>server</th><th>event</th><th>count</th></tr></thead><tbody>' + events + "</tbody></table></div>" : "");
 }

@@ -88,6 +88,8 @@ export interface Status {
     sinks: Array<{ name: string; queue_lines: number; forwarded_lines: number; failures: number; dead_lettered_lines: number }>;
   } | null;
   webhooks: {
+    /** How deliveries prove their origin: `jwt`, `token`, or `none` (webhooks.insecure_allow_unauthenticated). */
+    auth: 'jwt' | 'token' | 'none';
     events: Array<{ server: string; event: string; count: number }>;
     rejected: Record<string, number>;
     last_event: { name: string; server: string; at: string } | null;
@@ -170,7 +172,7 @@ export interface StatusSources {
     followers: Array<{ server: string; logType: string; oldestUnackedSeconds: number; lastError?: { message: string; at: number; failing: boolean } }>;
     sinkNames: readonly string[];
   };
-  webhooks?: { lastEvent?: { name: string; server: string; at: number } };
+  webhooks?: { auth: 'jwt' | 'token' | 'none'; lastEvent?: { name: string; server: string; at: number } };
 }
 
 type Sample = { labels: Record<string, string | number>; value: number };
@@ -287,6 +289,7 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
     for (const s of await samplesOf(registry, 'wowza_webhook_rejected_total')) rejected[String(s.labels.reason)] = (rejected[String(s.labels.reason)] ?? 0) + s.value;
     const last = src.webhooks.lastEvent;
     webhooks = {
+      auth: src.webhooks.auth,
       events: await eventCounts(registry),
       rejected,
       last_event: last ? { name: last.name, server: last.server, at: new Date(last.at).toISOString() } : null,

@@ -10,12 +10,16 @@ import { JwtError, verifyHs256 } from './jwt.js';
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface WebhookReceiverOptions {
-  /**
-   * The shared secret; when set, every event must carry `Authorization: Bearer <token>` where the token is an
-   * HS256 JWT signed with it (a target with `auth.type: jwt`) or the secret itself (a static token that
-   * `webhooks setup --auth header` puts in the target's `headers`).
-   */
+  /** The shared secret. Without it events are taken unauthenticated (only with the explicit insecure setting). */
   secret?: string;
+  /**
+   * `jwt`: every event carries `Authorization: Bearer <HS256 JWT signed with the secret>` with a numeric `exp` and a
+   * bounded lifetime (a target with `auth.type: jwt`). `token`: the bearer token is the secret itself (a static header
+   * that `webhooks setup --auth header` writes). Each mode takes only its own kind.
+   */
+  auth?: 'jwt' | 'token';
+  /** Longest JWT lifetime taken, in seconds (`exp - iat`, or `exp` - now without `iat`); default 600. */
+  maxTokenLifetimeSeconds?: number;
   clockSkewSeconds?: number;
   /** How many recent event ids are remembered to drop redeliveries. */
   dedupeWindow?: number;
@@ -23,11 +27,67 @@ export interface WebhookReceiverOptions {
   logger: Logger;
   /** The configured server an event belongs to (by `?server=`, its `source`, or the only server). */
   resolveServer: (query: URLSearchParams, event: WebhookEvent) => string;
+  /** The applications discovery knows on a server: other names are labelled `other`. */
+  knownApplications?: (server: string) => ReadonlySet<string> | undefined;
   /** Runs after the answer was sent: forwarding, re-polling. Errors are logged, never surfaced. */
   onEvent: (server: string, event: WebhookEvent) => Promise<void> | void;
 }
 
-type Reason = 'unauthorized' | 'expired' | 'too_large' | 'malformed_json' | 'invalid' | 'duplicate' | 'method';
+type Reason = 'unauthorized' | 'expired' | 'replayed' | 'too_large' | 'unsupported_media_type' | 'malformed_json' | 'invalid' | 'duplicate' | 'method';
+
+/**
+ * Event names as label values: the documented ones (shared/wowza-api.md, "Webhooks"), and names of the documented
+ * families (`recording.*`, `connection.*`) up to a small number; anything else is `other`. Names come from the
+ * caller, so they must not mint series without bound.
+ */
+const DOCUMENTED_EVENTS = new Set(['app.started', 'app.shutdown', 'stream.started', 'stream.stopped']);
+const EVENT_FAMILY = /^(?:recording|connection|stream|app)\.[a-z][a-z_]{0,31}$/;
+const MAX_FAMILY_NAMES = 16;
+
+class EventLabels {
+  private readonly family = new Set<string>();
+  of(name: string): string {
+    if (DOCUMENTED_EVENTS.has(name) || this.family.has(name)) return name;
+    if (EVENT_FAMILY.test(name) && this.family.size < MAX_FAMILY_NAMES) {
+      this.family.add(name);
+      return name;
+    }
+    return 'other';
+  }
+}
+
+/** JWTs seen, by digest, with the event they came with: a token is good for one event (redeliveries aside). */
+class SeenTokens {
+  private readonly tokens = new Map<string, { eventId: string; until: number }>();
+  constructor(private readonly max = 100_000) {}
+  /** False when the token came before with another event id. */
+  claim(token: string, eventId: string, untilMs: number, nowMs: number): boolean {
+    const key = createHash('sha256').update(token).digest('base64url');
+    const seen = this.tokens.get(key);
+    if (seen && seen.until >= nowMs) return seen.eventId === eventId;
+    this.tokens.delete(key);
+    this.tokens.set(key, { eventId, until: untilMs });
+    if (this.tokens.size > this.max) {
+      // Expired ones first; a flood of fresh ones only pushes out the oldest, which expire soonest.
+      for (const [k, v] of this.tokens) if (v.until < nowMs) this.tokens.delete(k);
+      while (this.tokens.size > this.max) this.tokens.delete(this.tokens.keys().next().value!);
+    }
+    return true;
+  }
+}
+
+/**
+ * Why a verified JWT's claims are refused, or undefined: it must say when it ends (a numeric `exp`), and not live
+ * longer than `maxSeconds`, so a token sniffed off the network is worth minutes, not forever.
+ */
+export function lifetimeProblem(claims: Record<string, unknown>, nowSeconds: number, maxSeconds: number, skewSeconds: number): string | undefined {
+  const { exp, iat } = claims;
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) return 'the token has no numeric exp (expiry) claim';
+  if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) return 'the token has a non-numeric iat claim';
+  const lifetime = typeof iat === 'number' ? exp - iat : exp - nowSeconds;
+  if (lifetime > maxSeconds + skewSeconds) return `the token lives ${Math.round(lifetime)} s, longer than the ${maxSeconds} s taken (webhooks.max_token_lifetime)`;
+  return undefined;
+}
 
 /** Compares a static token with the secret in constant time (over their digests, so lengths may differ). */
 function sameSecret(token: string, secret: string): boolean {
@@ -113,31 +173,60 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
     res.end(JSON.stringify({ error: message }) + '\n');
   };
 
+  const eventLabels = new EventLabels();
+  const seenTokens = new SeenTokens();
+  const mode = o.auth ?? 'jwt';
+  const maxLifetime = o.maxTokenLifetimeSeconds ?? 600;
+  const skew = o.clockSkewSeconds ?? 30;
+  const denied = (res: ServerResponse, reason: Reason, message: string) =>
+    reject(res, 401, reason, message, { 'www-authenticate': reason === 'unauthorized' && message.startsWith('missing') ? 'Bearer' : 'Bearer error="invalid_token"' });
+
   return async (req, res, url) => {
     if (req.method !== 'POST') {
       reject(res, 405, 'method', 'use POST', { allow: 'POST' });
       return;
     }
+    // A page on another site can make a browser POST text/plain or a form without asking first; JSON it cannot.
+    const type = String(req.headers['content-type'] ?? '');
+    if (!/^\s*application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+      req.resume();
+      reject(res, 415, 'unsupported_media_type', `events must be sent as application/json, not ${JSON.stringify(type.slice(0, 60) || 'no content type')}`);
+      return;
+    }
+    /** The JWT's expiry (epoch ms) when it must be claimed for this event once the body was read. */
+    let jwt: { token: string; untilMs: number } | undefined;
     if (o.secret !== undefined) {
-      const auth = String(req.headers.authorization ?? '');
-      const m = /^Bearer\s+(\S+)$/i.exec(auth);
+      const m = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
       if (!m) {
         req.resume();
-        reject(res, 401, 'unauthorized', 'missing Bearer token', { 'www-authenticate': 'Bearer' });
+        denied(res, 'unauthorized', 'missing Bearer token');
         return;
       }
       const token = m[1]!;
-      // A static token is the secret itself; anything else must be a JWT signed with it.
-      if (!sameSecret(token, o.secret)) {
+      if (mode === 'token') {
+        if (!sameSecret(token, o.secret)) {
+          req.resume();
+          denied(res, 'unauthorized', 'the bearer token is not the shared secret (webhooks.auth: token)');
+          return;
+        }
+      } else {
+        let claims: Record<string, unknown>;
         try {
-          verifyHs256(token, o.secret, Date.now(), o.clockSkewSeconds ?? 30);
+          claims = verifyHs256(token, o.secret, Date.now(), skew);
         } catch (err) {
           req.resume();
           const expired = err instanceof JwtError && (err.reason === 'expired' || err.reason === 'not_yet_valid');
-          const message = err instanceof JwtError ? (err.reason === 'malformed' ? 'the token is neither the shared secret nor a JWT signed with it' : err.message) : 'invalid token';
-          reject(res, 401, expired ? 'expired' : 'unauthorized', message, { 'www-authenticate': 'Bearer error="invalid_token"' });
+          const message = err instanceof JwtError ? (err.reason === 'malformed' ? 'the token is not a JWT signed with the shared secret (webhooks.auth: jwt)' : err.message) : 'invalid token';
+          denied(res, expired ? 'expired' : 'unauthorized', message);
           return;
         }
+        const problem = lifetimeProblem(claims, Date.now() / 1000, maxLifetime, skew);
+        if (problem) {
+          req.resume();
+          denied(res, 'unauthorized', problem);
+          return;
+        }
+        jwt = { token, untilMs: ((claims.exp as number) + skew) * 1000 };
       }
     }
     const body = await readBody(req, MAX_BODY_BYTES);
@@ -158,6 +247,11 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
       return;
     }
     const event = read.event;
+    // A sniffed token must not carry other events: one token, one event id (its redeliveries stay duplicates).
+    if (jwt && !seenTokens.claim(jwt.token, event.id, jwt.untilMs, Date.now())) {
+      denied(res, 'replayed', 'this token already came with another event');
+      return;
+    }
     for (const field of read.unreadable) unreadable.inc({ field });
     if (read.unreadable.length > 0) log.debug({ event: event.name, fields: read.unreadable }, 'webhook event taken with fields it could not read');
     if (recent.seen(event.id)) {
@@ -169,12 +263,15 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
 
     const server = o.resolveServer(url.searchParams, event);
     const c = event.context;
-    events.inc({ server, event: event.name, application: c.app ?? '' });
-    if (c.stream) {
+    // Label values from bounded sets: the caller names events and applications, discovery says which exist.
+    const application = c.app !== undefined && o.knownApplications?.(server)?.has(c.app) ? c.app : c.app === undefined ? '' : 'other';
+    events.inc({ server, event: eventLabels.of(event.name), application });
+    if (c.stream && application !== 'other') {
       const key = [server, c.vhost, c.app, c.appInstance, c.stream].join('\u0000');
       const previous = streamStates.get(key);
       if (previous) lastEvent.remove(previous);
-      const labels = { server, vhost: c.vhost ?? '', application: c.app ?? '', instance: c.appInstance ?? '', stream: c.stream, state: c.state ?? event.name };
+      const state = c.state !== undefined && /^[a-z][a-z_]{0,31}$/i.test(c.state) ? c.state.toLowerCase() : eventLabels.of(event.name);
+      const labels = { server, vhost: c.vhost ?? '', application, instance: c.appInstance ?? '', stream: c.stream, state };
       streamStates.delete(key);
       streamStates.set(key, labels);
       lastEvent.set(labels, event.timestamp / 1000);

@@ -102,7 +102,7 @@ describe('HTTP requests to a running exporter', () => {
         // Patterns are anchored: neither a prefix of the canary's origin nor another spelling of it matches.
         default: { username: 'admin', auth: 'basic', allowed_targets: [`http://127\\.0\\.0\\.1:${String(canaryPort).slice(0, -1)}`, `http://localhost:${canaryPort}`] },
       },
-      webhooks: { enabled: true },
+      webhooks: { enabled: true, insecure_allow_unauthenticated: true },
     });
     exporter = await startExporterProcess(['--config', config], { WOWZA_PASSWORD: 'not-used' }, { waitReady: false });
   });

@@ -151,7 +151,7 @@ describe('serve lifecycle', () => {
       const { exporter } = await start(
         { sinks: [{ type: 'file', path: join(dir, 'reset-records.ndjson') }, { type: 'loki', name: 'cut', url: `http://127.0.0.1:${(resetting.address() as AddressInfo).port}` }], retry: { min_backoff: '50ms', max_backoff: '100ms', max_retries: 1 } },
         {
-          webhooks: { enabled: true },
+          webhooks: { enabled: true, insecure_allow_unauthenticated: true },
           modules: { default: { username: 'admin', auth: 'basic', allowed_targets: [sim.url.replace(/\./g, '\\.')] } },
         },
       );

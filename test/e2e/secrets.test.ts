@@ -258,20 +258,22 @@ describe('secrets never leave the process', () => {
     const now = Math.floor(Date.now() / 1000);
     const event = (id: string, extra: Record<string, unknown> = {}) =>
       JSON.stringify({ id, timestamp: Date.now(), name: 'stream.started', source: 'wse-digest', version: '1.0', context: { vhost: '_defaultVHost_', app: 'live', appInstance: '_definst_', stream: 'stream1', state: 'started' }, data: {}, ...extra });
-    const signed = `Bearer ${signHs256({ iat: now, exp: now + 60 }, S.webhookSecret)}`;
+    let n = 0;
+    // A fresh token for each delivery, as the server signs them (a token is good for one event).
+    const signed = () => `Bearer ${signHs256({ iat: now, exp: now + 60, jti: `s${n++}` }, S.webhookSecret)}`;
     const deliveries: Array<[string, string | undefined, number]> = [
-      [event('ok-1'), signed, 202],
-      // The secret itself as a static Bearer token is what `webhooks setup --auth header` configures.
-      [event('ok-static'), `Bearer ${S.webhookSecret}`, 202],
+      [event('ok-1'), signed(), 202],
+      // The secret itself as a static Bearer token (webhooks.auth: token) is refused by a JWT receiver: never echoed.
+      [event('f0'), `Bearer ${S.webhookSecret}`, 401],
       [event('f1'), `Bearer ${S.webhookSecret}x`, 401],
       [event('f2'), `Bearer ${signHs256({ exp: now + 60 }, 'not-the-secret')}`, 401],
       [event('f3'), `Bearer ${signHs256({ exp: now - 3600 }, S.webhookSecret)}`, 401],
       [event('f4'), `Basic ${basic(USER, S.webhookSecret)}`, 401],
       [event('f5'), undefined, 401],
-      [`{"id": "${S.webhookSecret}", `, signed, 400],
-      [`["${S.webhookSecret}"]`, signed, 400],
+      [`{"id": "${S.webhookSecret}", `, signed(), 400],
+      [`["${S.webhookSecret}"]`, signed(), 400],
       // Taken leniently, but the unreadable value is neither echoed, logged nor forwarded.
-      [event('f7', { timestamp: S.webhookSecret }), signed, 202],
+      [event('f7', { timestamp: S.webhookSecret }), signed(), 202],
     ];
     for (const [body, authorization, status] of deliveries) {
       await scrape('/webhooks/wowza', '/webhooks/wowza', status, { method: 'POST', body, headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) } });

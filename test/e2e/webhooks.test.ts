@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { targetUrlFor } from '../../src/commands/webhooks.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { signHs256 } from '../../src/webhooks/jwt.js';
@@ -28,7 +28,7 @@ describe('webhooks end to end', () => {
   let sinkFile: string;
   let hookUrl: string;
 
-  const setupArgs = (s: Simulator) => ['webhooks', 'setup', '--wowza.url', s.url, '--wowza.username', s.username, '--target-url', hookUrl, '--secret-file', secretFile];
+  const setupArgs = (s: Simulator, target = hookUrl) => ['webhooks', 'setup', '--wowza.url', s.url, '--wowza.username', s.username, '--target-url', target, '--secret-file', secretFile];
   const env = () => ({ WOWZA_PASSWORD: sim.password });
   const writes = (s: Simulator) => Object.entries(s.counters.byRoute).filter(([route]) => /^(POST|PUT|DELETE) /.test(route));
 
@@ -83,7 +83,9 @@ describe('webhooks end to end', () => {
     expect(second.stdout).toContain('nothing to change');
     // Reads only (the webhooks wrapper and the server resource), writes nothing, and says = for each item.
     expect(writes(sim)).toEqual([]);
-    expect(Object.keys(sim.counters.byRoute).sort()).toEqual(['GET /v2/servers/{server}', 'GET /v2/servers/{server}/webhooks']);
+    // The exporter beside it polls and follows the logs of the same simulator: those routes are not the CLI's.
+    const byCli = Object.keys(sim.counters.byRoute).filter((r) => !/\/(logs|logfiles|vhosts|status|monitoring)\b|\/machine\//.test(r));
+    expect(byCli.sort()).toEqual(['GET /v2/servers/{server}', 'GET /v2/servers/{server}/webhooks']);
     expect(second.stdout.split('\n').filter((l) => /^[=~+] /.test(l))).toEqual([
       '= target wowza-exporter (unchanged)',
       '= filter wowza-exporter (unchanged)',
@@ -131,15 +133,21 @@ describe('webhooks end to end', () => {
     expect(record).toMatchObject({ log_type: 'webhook', 'x-event': 'stream.stopped', 'event-id': attempts[0]!.eventId, 'x-app': 'cameras', 'x-sname': 'cam3', state: 'stopped' });
   });
 
-  it('with --auth header the server sends the secret as a static header; app events and dotted stream names arrive under the default criteria', async () => {
-    const switched = await runCli([...setupArgs(sim), '--auth', 'header'], { env: env() });
+  it('with --auth header the server sends the secret as a static header to a receiver set to webhooks.auth: token; app events and dotted stream names arrive under the default criteria', async () => {
+    // A receiver takes one kind of token: the static one is its own setting.
+    const tokenConfig = join(dir, 'token-config.yaml');
+    writeFileSync(tokenConfig, ['webhooks:', '  enabled: true', `  path: ${HOOK_PATH}`, `  secret_file: ${secretFile}`, '  auth: token', ''].join('\n'));
+    const tokenExporter = await startExporterProcess(['--config', tokenConfig, '--wowza.url', sim.url, '--wowza.username', sim.username, '--poll.interval', '30s'], env());
+    onTestFinished(() => tokenExporter.stop().then(() => undefined));
+    const tokenHook = `${tokenExporter.url}${HOOK_PATH}`;
+    const switched = await runCli([...setupArgs(sim, tokenHook), '--auth', 'header'], { env: env() });
     expect(switched.code).toBe(0);
     expect(switched.stdout).toContain('~ target wowza-exporter');
     expect(switched.stdout).toContain('headers.Authorization: (none) -> Bearer ***');
     expect(switched.stdout).toContain('= filter wowza-exporter (unchanged)');
     expect(switched.stdout).not.toContain(SECRET);
     sim.counters.reset();
-    const again = await runCli([...setupArgs(sim), '--auth', 'header'], { env: env() });
+    const again = await runCli([...setupArgs(sim, tokenHook), '--auth', 'header'], { env: env() });
     expect(again.stdout).toContain('nothing to change');
     expect(writes(sim)).toEqual([]);
 
@@ -152,7 +160,10 @@ describe('webhooks end to end', () => {
       ['app.shutdown', 202],
       ['stream.started', 202],
     ]);
-    const text = await exporter.metrics();
+    const text = await waitFor('the events counted', async () => {
+      const t = await tokenExporter.metrics();
+      return samples(t, 'wowza_webhook_events_total', { event: 'app.shutdown', application: 'cameras' })[0]?.value === 1 ? t : undefined;
+    });
     expect(samples(text, 'wowza_webhook_events_total', { event: 'app.shutdown', application: 'cameras' })[0]?.value).toBe(1);
 
     // Back to JWT for the tests below.
@@ -162,7 +173,9 @@ describe('webhooks end to end', () => {
 
   it('refuses forged, expired, oversized and malformed deliveries, counts them, and keeps serving', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const valid = () => signHs256({ iat: now, exp: now + 60, iss: 'test' }, SECRET);
+    let n = 0;
+    // A fresh token per delivery, as the server signs them: a token is good for one event.
+    const valid = () => signHs256({ iat: now, exp: now + 60, iss: 'test', jti: `e2e-${n++}` }, SECRET);
     const event = JSON.stringify({ id: 'manual-1', timestamp: Date.now(), name: 'stream.started', version: '1.0', context: { vhost: V, app: 'cameras', appInstance: '_definst_', stream: 'cam3' }, data: {} });
     const post = (body: string, token: string) => fetch(hookUrl, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
 

@@ -276,6 +276,10 @@ const CASES: Case[] = [
   c('webhooks.enabled', { webhooks: { enabled: 'yes' } }, 'webhooks.enabled', /boolean/),
   c('webhooks.path', { webhooks: { path: 'webhooks' } }, 'webhooks.path', /must start with \//),
   c('webhooks.secret_file', { webhooks: { enabled: true, secret_file: MISSING } }, 'webhooks.secret_file', /cannot read .*ENOENT/),
+  c('webhooks.secret_file', { webhooks: { enabled: true } }, 'webhooks.secret_file', /needs a secret .*insecure_allow_unauthenticated: true/),
+  c('webhooks.auth', { webhooks: { auth: 'hmac' } }, 'webhooks.auth', /jwt|token/),
+  c('webhooks.max_token_lifetime', { webhooks: { max_token_lifetime: 'forever' } }, 'webhooks.max_token_lifetime', /invalid duration/),
+  c('webhooks.insecure_allow_unauthenticated', { webhooks: { insecure_allow_unauthenticated: 'yes' } }, 'webhooks.insecure_allow_unauthenticated', /boolean/),
   c('webhooks.clock_skew', { webhooks: { clock_skew: 'some' } }, 'webhooks.clock_skew', /invalid duration/),
   c('webhooks.dedupe_window', { webhooks: { dedupe_window: 0 } }, 'webhooks.dedupe_window'),
 

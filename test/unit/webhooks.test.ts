@@ -19,6 +19,7 @@ beforeAll(async () => {
     registry,
     logger: silentLogger(),
     resolveServer: () => 'wse-1',
+    knownApplications: () => new Set(['live', 'a']),
     onEvent: (s, e) => {
       received.push([s, e]);
     },
@@ -40,8 +41,11 @@ const event = (id: string, over: Record<string, unknown> = {}) => ({
   data: {},
   ...over,
 });
-const post = (body: string, token?: string) =>
-  fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+const post = (body: string, token?: string, contentType = 'application/json', to = url) =>
+  fetch(to, { method: 'POST', body, headers: { 'content-type': contentType, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+let nonce = 0;
+/** A token as a webhook target signs one: fresh for each event, living a minute. */
+const tok = (claims: Record<string, unknown> = {}, secret = SECRET) => signHs256({ iat: now(), exp: now() + 60, jti: `t${nonce++}`, ...claims }, secret);
 
 async function metric(name: string): Promise<string> {
   return (await registry.getSingleMetricAsString(name)) ?? '';
@@ -63,7 +67,7 @@ describe('JWT', () => {
 
 describe('webhook receiver', () => {
   it('accepts a signed event, counts it and hands it on', async () => {
-    const res = await post(JSON.stringify(event('e1')), signHs256({ exp: now() + 60 }, SECRET));
+    const res = await post(JSON.stringify(event('e1')), tok());
     expect(res.status).toBe(202);
     await new Promise((r) => setTimeout(r, 20));
     expect(received.map(([s, e]) => [s, e.name, e.context.stream])).toEqual([['wse-1', 'stream.stopped', 'cam1']]);
@@ -71,8 +75,8 @@ describe('webhook receiver', () => {
     expect(await metric('wowza_stream_last_event_timestamp_seconds')).toContain('stream="cam1",state="stopped"}');
   });
 
-  it('drops a redelivered id', async () => {
-    const token = signHs256({ exp: now() + 60 }, SECRET);
+  it('drops a redelivered id (the same event may come with its token again)', async () => {
+    const token = tok();
     await post(JSON.stringify(event('dup')), token);
     const again = await post(JSON.stringify(event('dup')), token);
     expect(again.status).toBe(200);
@@ -81,41 +85,60 @@ describe('webhook receiver', () => {
   });
 
   it('keeps only the latest state per stream', async () => {
-    const token = signHs256({ exp: now() + 60 }, SECRET);
-    await post(JSON.stringify(event('s1', { name: 'stream.started', context: { vhost: 'v', app: 'a', appInstance: 'i', stream: 'z', state: 'started' } })), token);
-    await post(JSON.stringify(event('s2', { context: { vhost: 'v', app: 'a', appInstance: 'i', stream: 'z', state: 'stopped' } })), token);
+    await post(JSON.stringify(event('s1', { name: 'stream.started', context: { vhost: 'v', app: 'a', appInstance: 'i', stream: 'z', state: 'started' } })), tok());
+    await post(JSON.stringify(event('s2', { context: { vhost: 'v', app: 'a', appInstance: 'i', stream: 'z', state: 'stopped' } })), tok());
     const text = await metric('wowza_stream_last_event_timestamp_seconds');
     expect(text).toContain('stream="z",state="stopped"');
     expect(text).not.toContain('stream="z",state="started"');
   });
 
   it('rejects bad deliveries with the right status and counts them', async () => {
-    const good = signHs256({ exp: now() + 60 }, SECRET);
-    const cases: Array<[Promise<Response>, number, string]> = [
-      [post(JSON.stringify(event('x1'))), 401, 'unauthorized'],
-      [post(JSON.stringify(event('x2')), signHs256({ exp: now() + 60 }, 'wrong')), 401, 'unauthorized'],
-      [post(JSON.stringify(event('x3')), signHs256({ exp: now() - 3600 }, SECRET)), 401, 'expired'],
-      [post('{"id": ', good), 400, 'malformed_json'],
-      [post(JSON.stringify([event('x4')]), good), 400, 'invalid'],
-      [post(JSON.stringify(event('x7')), 'not-the-secret'), 401, 'unauthorized'],
-      [post(JSON.stringify({ ...event('x5'), pad: 'x'.repeat(70 * 1024) }), good), 413, 'too_large'],
-      [fetch(url), 405, 'method'],
+    const replayed = tok();
+    expect((await post(JSON.stringify(event('r1')), replayed)).status).toBe(202);
+    const cases: Array<[() => Promise<Response>, number, string]> = [
+      [() => post(JSON.stringify(event('x1'))), 401, 'unauthorized'],
+      [() => post(JSON.stringify(event('x2')), tok({}, 'wrong')), 401, 'unauthorized'],
+      [() => post(JSON.stringify(event('x3')), tok({ iat: now() - 3700, exp: now() - 3600 })), 401, 'expired'],
+      // A token that never ends, or says so in a string, or lives for a day, is worth too much to whoever sniffs it.
+      [() => post(JSON.stringify(event('x8')), signHs256({ iat: now() }, SECRET)), 401, 'unauthorized'],
+      [() => post(JSON.stringify(event('x9')), signHs256({ iat: now(), exp: String(now() + 60) }, SECRET)), 401, 'unauthorized'],
+      [() => post(JSON.stringify(event('x10')), tok({ exp: now() + 86_400 })), 401, 'unauthorized'],
+      [() => post(JSON.stringify(event('x11')), signHs256({ exp: now() + 86_400 }, SECRET)), 401, 'unauthorized'],
+      // The same token with a new event id: a replay.
+      [() => post(JSON.stringify(event('x12')), replayed), 401, 'replayed'],
+      // The raw secret is a static token, which this receiver (webhooks.auth: jwt) does not take.
+      [() => post(JSON.stringify(event('x7')), SECRET), 401, 'unauthorized'],
+      // What a page on another site can make a browser send without asking first.
+      [() => post(JSON.stringify(event('x13')), tok(), 'text/plain;charset=UTF-8'), 415, 'unsupported_media_type'],
+      [() => post('a=b', tok(), 'application/x-www-form-urlencoded'), 415, 'unsupported_media_type'],
+      [() => post('{"id": ', tok()), 400, 'malformed_json'],
+      [() => post(JSON.stringify([event('x4')]), tok()), 400, 'invalid'],
+      [() => post(JSON.stringify({ ...event('x5'), pad: 'x'.repeat(70 * 1024) }), tok()), 413, 'too_large'],
+      [() => fetch(url), 405, 'method'],
     ];
-    for (const [res, status] of cases) expect((await res).status).toBe(status);
+    for (const [send, status, reason] of cases) expect((await send()).status, reason).toBe(status);
     const text = await metric('wowza_webhook_rejected_total');
     for (const [, , reason] of cases) expect(text).toContain(`reason="${reason}"`);
     expect(received.some(([, e]) => e.id.startsWith('x'))).toBe(false);
   });
 
-  it('takes the secret itself as a static Bearer token (webhooks setup --auth header)', async () => {
-    const res = await post(JSON.stringify(event('static-1')), SECRET);
-    expect(res.status).toBe(202);
-    expect(received.at(-1)![1].id).toBe('static-1');
-    expect((await post(JSON.stringify(event('static-2')), SECRET + 'x')).status).toBe(401);
+  it('label values come from bounded sets: 300 made-up event names and applications add a few series, not 300', async () => {
+    const series = async () => (await metric('wowza_webhook_events_total')).split('\n').filter((l) => l.startsWith('wowza_webhook_events_total{')).length;
+    const before = await series();
+    for (let i = 0; i < 300; i++) {
+      const name = i % 2 ? `recording.made_up_${i}` : `evil ${i}`;
+      expect((await post(JSON.stringify(event(`m${i}`, { name, context: { vhost: 'v', app: `app${i}`, appInstance: 'i', stream: `s${i}` } })), tok())).status).toBe(202);
+    }
+    expect((await series()) - before).toBeLessThanOrEqual(40);
+    const text = await metric('wowza_webhook_events_total');
+    expect(text).toContain('event="other",application="other"');
+    expect(text).not.toContain('app299');
+    // Streams of applications discovery does not know get no series of their own either.
+    expect(await metric('wowza_stream_last_event_timestamp_seconds')).not.toContain('s299');
   });
 
   it('reads an unexpected shape leniently and counts what it could not read, instead of answering 400', async () => {
-    const good = () => signHs256({ exp: now() + 60 }, SECRET);
+    const good = () => tok();
     const take = async (body: Record<string, unknown>) => {
       const res = await post(JSON.stringify(body), good());
       expect(res.status).toBe(202);
@@ -147,6 +170,26 @@ describe('webhook receiver', () => {
     expect(text).toMatch(/wowza_webhook_unreadable_fields_total\{field="timestamp"\} 2/);
     expect(text).toMatch(/wowza_webhook_unreadable_fields_total\{field="name"\} 1/);
     expect(text).toMatch(/wowza_webhook_unreadable_fields_total\{field="context"\} 1/);
+  });
+});
+
+describe('webhook receiver with webhooks.auth: token', () => {
+  it('takes the secret itself as a static Bearer token (webhooks setup --auth header), and nothing else', async () => {
+    const got: WebhookEvent[] = [];
+    const handler = createWebhookReceiver({ secret: SECRET, auth: 'token', registry: new Registry(), logger: silentLogger(), resolveServer: () => 'wse-1', onEvent: (_s, e) => void got.push(e) });
+    const srv = createServer((req, res) => void handler(req, res, new URL(req.url!, 'http://x')));
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const to = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`;
+    try {
+      expect((await post(JSON.stringify(event('static-1')), SECRET, 'application/json', to)).status).toBe(202);
+      expect((await post(JSON.stringify(event('static-2')), SECRET, 'application/json', to)).status).toBe(202);
+      expect((await post(JSON.stringify(event('static-3')), SECRET + 'x', 'application/json', to)).status).toBe(401);
+      // A JWT, even a good one, is not the configured kind.
+      expect((await post(JSON.stringify(event('static-4')), tok(), 'application/json', to)).status).toBe(401);
+      expect(got.map((e) => e.id)).toEqual(['static-1', 'static-2']);
+    } finally {
+      await new Promise((r) => srv.close(r));
+    }
   });
 });
 
