@@ -316,10 +316,28 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       }
       throw err;
     }
-    const deadline = probeDeadlineMs(req.headers['x-prometheus-scrape-timeout-seconds'] as string | undefined);
-    const body = await probe(runtime, resolved, collectors, deadline, logger.child({ component: 'probe' }), (endpoint, code, seconds) =>
-      self.observeRequest(`probe:${resolved.moduleName}`, endpoint, code, seconds),
-    );
+    const deadline = probeDeadlineMs(req.headers['x-prometheus-scrape-timeout-seconds'] as string | undefined, resolved.module.config.timeout ?? undefined);
+    // A caller that hangs up takes its probe with it: no request of it stays open to the server.
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!res.writableEnded) gone.abort();
+    };
+    res.on('close', onClose);
+    let body: string;
+    try {
+      body = await probe(
+        runtime,
+        resolved,
+        collectors,
+        deadline,
+        logger.child({ component: 'probe' }),
+        (endpoint, code, seconds) => self.observeRequest(`probe:${resolved.moduleName}`, endpoint, code, seconds),
+        gone.signal,
+      );
+    } finally {
+      res.off('close', onClose);
+    }
+    if (gone.signal.aborted) return;
     await sendMetrics(req, res, body);
   });
 

@@ -15,10 +15,14 @@ export class ProbeRequestError extends Error {}
 const SCRAPE_TIMEOUT_MARGIN_MS = 500;
 const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 
-export function probeDeadlineMs(header: string | undefined): number {
+/**
+ * The probe's deadline: Prometheus' scrape timeout less a margin, capped by `capMs` (the module's timeout, or 10 s):
+ * like blackbox_exporter, a caller cannot hold the exporter's requests to a server open for as long as it names.
+ */
+export function probeDeadlineMs(header: string | undefined, capMs = DEFAULT_PROBE_TIMEOUT_MS): number {
   const seconds = header === undefined ? NaN : Number(header);
-  if (!Number.isFinite(seconds) || seconds <= 0) return DEFAULT_PROBE_TIMEOUT_MS;
-  return Math.max(200, seconds * 1000 - SCRAPE_TIMEOUT_MARGIN_MS);
+  if (!Number.isFinite(seconds) || seconds <= 0) return Math.min(DEFAULT_PROBE_TIMEOUT_MS, capMs);
+  return Math.min(capMs, Math.max(200, seconds * 1000 - SCRAPE_TIMEOUT_MARGIN_MS));
 }
 
 /**
@@ -59,6 +63,8 @@ export async function probe(
   deadlineMs: number,
   log: Logger,
   onRequest?: RequestObserver,
+  /** Aborts every request of the probe: its caller hung up. */
+  callerGone?: AbortSignal,
 ): Promise<string> {
   const started = performance.now();
   const target = moduleTarget(resolved.module, resolved.url, deadlineMs, connectionsFor(runtime.config));
@@ -70,7 +76,7 @@ export async function probe(
     },
   });
   const limit = limiter.run;
-  const signal = AbortSignal.timeout(deadlineMs);
+  const signal = callerGone ? AbortSignal.any([AbortSignal.timeout(deadlineMs), callerGone]) : AbortSignal.timeout(deadlineMs);
   const discovery = new Discovery(client, limit, runtime.config.discovery, deadlineMs, log);
   const server = target.name;
   try {

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
@@ -149,10 +151,12 @@ export async function writeAtomically(path: string, text: string): Promise<void>
     await mkdir(dir, { recursive: true });
     madeDirs.add(dir);
   }
-  const tmp = `${path}.tmp-${process.pid}`;
+  // A name no one can guess, created by us alone (O_EXCL), never through a link: a file or link planted beside the
+  // positions file cannot be written through.
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
   let fh;
   try {
-    fh = await open(tmp, 'w', 0o644);
+    fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   } catch (err) {
     madeDirs.delete(dir); // removed behind our back: make it again next time
     throw err;
@@ -166,5 +170,10 @@ export async function writeAtomically(path: string, text: string): Promise<void>
     throw err;
   }
   await fh.close();
-  await rename(tmp, path);
+  try {
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
 }

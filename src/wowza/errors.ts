@@ -40,8 +40,8 @@ export class WowzaHttpError extends WowzaError {
 
 export class WowzaTimeoutError extends WowzaError {
   readonly kind = 'timeout';
-  constructor(site: CallSite, readonly timeoutMs: number) {
-    super(`${site.endpoint} did not answer within ${timeoutMs} ms (${site.url})`, site);
+  constructor(site: CallSite, readonly timeoutMs: number, within = `within ${timeoutMs} ms`) {
+    super(`${site.endpoint} did not answer ${within} (${site.url})`, site);
   }
 }
 

@@ -55,7 +55,7 @@ describe('hostile webhook callers', () => {
         if (events) {
           const now = Math.floor(Date.now() / 1000);
           const id = `ev-${n++}-${Date.now()}`;
-          const body = JSON.stringify({ id, timestamp: Date.now(), name: 'stream.started', source: 'wse', context: { vhost: stream.vhost, app: stream.app, appInstance: stream.instance, stream: stream.name } });
+          const body = JSON.stringify({ id, timestamp: Date.now(), name: 'stream.started', source: 'wse', context: { vhost: stream.vhost, app: stream.app, appInstance: stream.instance, stream: stream.stream } });
           void fetch(`${exporter.url}/webhooks/wowza`, {
             method: 'POST',
             body,

@@ -160,11 +160,16 @@ describe('WowzaClient', () => {
     await c.close();
   });
 
-  it('a request cut by the poll deadline says so, apart from its own timeout', async () => {
+  it('a request cut by the poll deadline is a timeout (the server is not up) and says so, apart from its own timeout', async () => {
     handler = () => {}; // never answers
     const c = new WowzaClient(target({ timeoutMs: 5000 }));
     const err = await c.machineCurrent(AbortSignal.timeout(200)).catch((e: unknown) => e);
-    expect((err as Error).message).toMatch(/request was cancelled: the poll deadline passed first/);
+    expect(err).toBeInstanceOf(WowzaTimeoutError);
+    expect((err as Error).message).toMatch(/did not answer before the poll deadline/);
+    // Cancelled for another reason (a probe whose caller hung up): aborted, not a timeout.
+    const gone = new AbortController();
+    setTimeout(() => gone.abort(), 100);
+    expect(((await c.machineCurrent(gone.signal).catch((e: unknown) => e)) as { kind: string }).kind).toBe('aborted');
     const quick = new WowzaClient(target({ timeoutMs: 200 }));
     expect(await quick.machineCurrent(AbortSignal.timeout(5000)).catch((e: unknown) => e)).toBeInstanceOf(WowzaTimeoutError);
     await Promise.all([c.close(), quick.close()]);

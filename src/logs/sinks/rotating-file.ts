@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -44,7 +45,14 @@ export class RotatingFile {
   private async open(): Promise<FileHandle> {
     if (this.handle) return this.handle;
     await mkdir(dirname(this.options.path), { recursive: true });
-    const fh = await open(this.options.path, 'a', 0o640);
+    let fh: FileHandle;
+    try {
+      // Never through a symbolic link: one planted at the path would send the lines wherever it points.
+      fh = await open(this.options.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o640);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new Error(`${this.options.path} is a symbolic link: refusing to write through it (point the setting at the file itself)`);
+      throw err;
+    }
     this.size = (await fh.stat()).size;
     this.handle = fh;
     return fh;
