@@ -43,6 +43,8 @@ export class BasicAuthVerifier {
   private readonly pending = new Map<string, Promise<boolean>>();
   /** One bcrypt at a time, as exporter-toolkit does: bounds the CPU a flood of wrong passwords can take. */
   private readonly oneAtATime = pLimit(1);
+  /** Checks that may wait for it: beyond that a flood is turned away at once instead of queueing without bound. */
+  static readonly MAX_WAITING = 32;
   /** Unknown users are checked against a real hash so that timing does not tell which users exist. */
   private readonly decoyHash: string;
 
@@ -52,7 +54,8 @@ export class BasicAuthVerifier {
     this.decoyHash = first.value;
   }
 
-  async verify(user: string, password: string): Promise<boolean> {
+  /** True for the right password, false for a wrong one, `busy` when too many checks wait already (nothing checked). */
+  async verify(user: string, password: string): Promise<boolean | 'busy'> {
     const hash = this.users.get(user);
     const digest = createHmac('sha256', this.key).update(user).update('\0').update(password).digest();
     const known = hash === undefined ? undefined : this.verified.get(user);
@@ -61,6 +64,7 @@ export class BasicAuthVerifier {
     // Concurrent requests with the same credentials (a cold start with several scrapers) share one bcrypt run.
     const id = digest.toString('hex');
     let check = this.pending.get(id);
+    if (!check && this.oneAtATime.pendingCount >= BasicAuthVerifier.MAX_WAITING) return 'busy';
     if (!check) {
       check = this.oneAtATime(() => bcrypt.compare(password, hash ?? this.decoyHash)).finally(() => this.pending.delete(id));
       this.pending.set(id, check);
@@ -77,7 +81,14 @@ export function createBasicAuthGuard(users: ReadonlyMap<string, string>, realm =
   const challenge = `Basic realm="${realm}"`;
   return async (req, res) => {
     const credentials = parseBasicAuthorization(req.headers.authorization);
-    if (credentials && (await verifier.verify(credentials.user, credentials.password))) return true;
+    const verdict = credentials ? await verifier.verify(credentials.user, credentials.password) : false;
+    if (verdict === true) return true;
+    if (verdict === 'busy') {
+      const text = 'Too many password checks waiting; try again\n';
+      res.writeHead(503, { 'retry-after': '1', 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+      return false;
+    }
     const body = 'Unauthorized\n';
     res.writeHead(401, { 'www-authenticate': challenge, 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     res.end(body);

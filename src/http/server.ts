@@ -73,6 +73,8 @@ export async function startExporterServer(o: ExporterServerOptions): Promise<{ s
   const { host, port } = parseListenAddress(o.listenAddress);
   const log = o.logger.child({ component: 'http' });
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
+    // On every answer, errors and 404s included: no browser is to guess a type for what this server sends.
+    res.setHeader('x-content-type-options', 'nosniff');
     let url: URL;
     try {
       // Origin-form targets are paths: `//metrics` must not be read as a URL with host "metrics".
@@ -112,6 +114,9 @@ export async function startExporterServer(o: ExporterServerOptions): Promise<{ s
     });
   });
   server.keepAliveTimeout = 65_000;
+  // A connection with nothing going either way for this long is closed: one that never sends a byte no longer stays
+  // open for ever (the header deadline starts with the first byte). Longer than the keep-alive, which ends first.
+  server.timeout = 70_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -34,11 +34,15 @@ export const ENDPOINT_MAX_BYTES: Partial<Record<string, number>> = {
 /** JSON nested deeper than this is refused before it is parsed: no answer of the API comes near it. */
 export const MAX_JSON_DEPTH = 64;
 
-/** Fills a template with URL-encoded values. */
+/**
+ * Fills a template with URL-encoded values. `.`, `..` (encoded or not, URL parsers resolve both) and empty
+ * values are refused: names come from configuration and from the server's own lists, and must not walk the path.
+ */
 export function fillPath(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, key: string) => {
     const v = values[key];
     if (v === undefined) throw new Error(`missing path value ${key} for ${template}`);
+    if (v === '' || v === '.' || v === '..') throw new Error(`refusing ${JSON.stringify(v)} as the ${key} of ${template}: not a name`);
     return encodeURIComponent(v);
   });
 }
