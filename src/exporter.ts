@@ -194,7 +194,10 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
 
   const startLogsOf = (name: string, logTarget: WowzaTarget) => {
     if (!shipping) return;
-    const client = new WowzaClient(logTarget, { onRequest: (endpoint, code, seconds) => self.observeRequest(name, endpoint, code, seconds) });
+    const client = new WowzaClient(logTarget, {
+      onRequest: (endpoint, code, seconds) => self.observeRequest(name, endpoint, code, seconds),
+      onChallenge: (reason) => self.authChallenges.inc({ server: name, reason }),
+    });
     logClients.set(name, client);
     shipping.addSource(new WowzaLogSource(client));
   };

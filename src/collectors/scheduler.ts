@@ -81,6 +81,7 @@ export class ServerRuntime {
         self?.observeRequest(server, endpoint, code, seconds);
         this.limiter.observe(endpoint, code, seconds);
       },
+      onChallenge: (reason) => self?.authChallenges.inc({ server, reason }),
     });
     this.discovery = new Discovery(this.client, this.limiter.run, config.discovery, discoveryMaxAgeMs, log);
   }

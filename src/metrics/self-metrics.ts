@@ -11,6 +11,7 @@ export interface SelfMetrics {
   apiRequests: Counter<'server' | 'endpoint' | 'code'>;
   vanishedObjects: Counter<'server' | 'collector'>;
   objectErrors: Counter<'server' | 'collector' | 'reason'>;
+  authChallenges: Counter<'server' | 'reason'>;
   droppedValues: Counter<'server' | 'collector' | 'field' | 'reason'>;
   videoUnknownValues: Counter<'field'>;
   concurrencyLimit: Gauge<'server'>;
@@ -104,6 +105,12 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
       name: 'wowza_exporter_vanished_objects_total',
       help: 'Objects (streams, vhosts, applications) discovery listed that were gone (HTTP 404) when their statistics were read; left out of that poll.',
       labelNames: ['server', 'collector'],
+      registers: [registry],
+    }),
+    authChallenges: new Counter({
+      name: 'wowza_exporter_auth_challenges_total',
+      help: 'HTTP 401 answers of a server, by reason: initial (a digest session\'s first request), stale (its nonce was retired; retried in that session), rejected (credentials refused).',
+      labelNames: ['server', 'reason'],
       registers: [registry],
     }),
     objectErrors: new Counter({

@@ -19,6 +19,8 @@ export interface AuthSettings {
   mode: AuthMode;
   algorithms: ReadonlyArray<'MD5' | 'SHA-256'>;
   nonceTtlMs: number;
+  /** Uses after which a nonce is retired (0: none). */
+  nonceMaxUses?: number;
   strictNonceCount: boolean;
 }
 
@@ -43,7 +45,7 @@ export class AuthGate {
     private readonly credentials: () => Credentials,
     now: () => number = Date.now,
   ) {
-    this.nonces = new NonceStore(settings.nonceTtlMs, now);
+    this.nonces = new NonceStore(settings.nonceTtlMs, now, settings.nonceMaxUses ?? 0);
   }
 
   check(method: string, requestTarget: string, authorization: string | undefined): AuthVerdict {

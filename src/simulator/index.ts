@@ -156,7 +156,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const workers = new WorkerPool(o.capacity);
   const faults = new FaultInjector(() => router.keys());
   const credentials = { username: o.username, password: o.password };
-  const auth = new AuthGate({ mode: o.auth, algorithms: o.digestAlgorithms, nonceTtlMs: o.nonceTtlMs, strictNonceCount: o.strictNonceCount }, () => credentials);
+  const auth = new AuthGate({ mode: o.auth, algorithms: o.digestAlgorithms, nonceTtlMs: o.nonceTtlMs, nonceMaxUses: o.nonceMaxUses, strictNonceCount: o.strictNonceCount }, () => credentials);
   const closing = new AbortController();
   // Every request waiting out its latency listens for closing: hundreds at once is normal, not a leak.
   setMaxListeners(0, closing.signal);

@@ -10,6 +10,8 @@ export type NonceState = 'valid' | 'expired' | 'unknown';
 
 interface NonceEntry {
   issuedAt: number;
+  /** Requests it authenticated. */
+  uses: number;
   lastNc: number;
   seen: Set<number>;
   /** Counts at or below this are refused: they fell out of `seen`. */
@@ -25,20 +27,22 @@ export class NonceStore {
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    /** Uses after which a nonce is retired (RFC 7616 allows retiring by count as well as by age); 0: no limit. */
+    private readonly maxUses = 0,
   ) {}
 
   issue(): string {
     const issuedAt = this.now();
     this.prune(issuedAt);
     const nonce = Buffer.from(`${issuedAt}:${randomBytes(16).toString('hex')}`).toString('base64');
-    this.entries.set(nonce, { issuedAt, lastNc: 0, seen: new Set(), floor: 0 });
+    this.entries.set(nonce, { issuedAt, uses: 0, lastNc: 0, seen: new Set(), floor: 0 });
     return nonce;
   }
 
   state(nonce: string): NonceState {
     const e = this.entries.get(nonce);
     if (!e) return 'unknown';
-    return this.now() - e.issuedAt > this.ttlMs ? 'expired' : 'valid';
+    return this.now() - e.issuedAt > this.ttlMs || (this.maxUses > 0 && e.uses >= this.maxUses) ? 'expired' : 'valid';
   }
 
   /**
@@ -50,6 +54,7 @@ export class NonceStore {
     if (!e) return false;
     if (strict ? nc <= e.lastNc : nc <= e.floor || e.seen.has(nc)) return false;
     e.seen.add(nc);
+    e.uses++;
     e.lastNc = Math.max(e.lastNc, nc);
     if (e.seen.size > MAX_SEEN_PER_NONCE) {
       // Counts far below the highest cannot be told apart any more: refuse them from now on.

@@ -12,6 +12,8 @@ export interface SimulatorOptions {
   digestAlgorithms?: Array<'MD5' | 'SHA-256'>;
   /** Digest nonce lifetime, default 60_000; an expired nonce gets a 401 with stale=true. */
   nonceTtlMs?: number;
+  /** Digest nonce retired after this many uses (RFC 7616 allows it; wowza-api.md "Auth"); default 0: never. */
+  nonceMaxUses?: number;
   /** True: nc must exceed the last seen for that nonce. False (default): only a replayed nc is rejected. */
   strictNonceCount?: boolean;
   /** Default admin / admin. */
@@ -110,6 +112,7 @@ export function resolveOptions(o: SimulatorOptions = {}): ResolvedOptions {
     auth,
     digestAlgorithms,
     nonceTtlMs: num('nonceTtlMs', o.nonceTtlMs, 60_000, 1),
+    nonceMaxUses: int('nonceMaxUses', o.nonceMaxUses, 0, 0),
     strictNonceCount: o.strictNonceCount ?? false,
     username,
     password,

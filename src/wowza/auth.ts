@@ -2,17 +2,29 @@ import { authorizationHeader, newCnonce, pickDigestChallenge, parseChallenges, t
 
 export type AuthMode = 'auto' | 'basic' | 'digest';
 
-/** What to do after a 401. */
-export type ChallengeVerdict = { retry: true } | { retry: false; reason: string };
+/** What to do after a 401, and what kind of challenge it was (for wowza_exporter_auth_challenges_total). */
+export type ChallengeVerdict = ({ retry: true } | { retry: false; reason: string }) & { challenge: ChallengeKind };
+
+/** `initial`: no credentials (or no nonce) were sent yet; `stale`: the nonce was retired; `rejected`: the rest. */
+export type ChallengeKind = 'initial' | 'stale' | 'rejected';
+
+/** One digest session: a nonce and its count, used by one request at a time. */
+export interface DigestSession {
+  challenge?: DigestChallenge;
+  nc: number;
+}
 
 /**
- * Holds the credentials and the digest session (nonce + nonce count) of one server. Reusing the nonce with
- * an increasing `nc` saves a 401 round trip per request; any 401 replaces the challenge and earns one retry.
+ * Holds the credentials of one server and its digest sessions. Reusing a nonce with an increasing `nc` saves a 401
+ * round trip per request, but a nonce shared by concurrent requests turns its retirement into a burst of 401s
+ * (one per request in flight), and reaches a strict server with `nc` out of order (wowza-api.md, "Auth"). So each
+ * request holds a session of its own while it runs: sessions are made as concurrency needs them, reused after,
+ * and a 401 replaces only that session's nonce.
  */
 export class Authenticator {
-  private challenge: DigestChallenge | undefined;
-  private nc = 0;
   private scheme: 'basic' | 'digest' | undefined;
+  private readonly idle: DigestSession[] = [];
+  private made = 0;
 
   constructor(
     readonly mode: AuthMode,
@@ -32,20 +44,37 @@ export class Authenticator {
     return this.scheme;
   }
 
-  /** The Authorization header for a request, or undefined while no challenge has been seen yet. */
-  header(method: string, uri: string): string | undefined {
+  /** A session for one request, held until release: the most recently used idle one, or a new one. */
+  acquire(): DigestSession {
+    const session = this.idle.pop();
+    if (session) return session;
+    this.made++;
+    return { nc: 0 };
+  }
+
+  release(session: DigestSession): void {
+    this.idle.push(session);
+  }
+
+  /** Digest sessions made so far: the most requests that ran at once, not more. */
+  get sessions(): number {
+    return this.made;
+  }
+
+  /** The Authorization header for a request in `session`, or undefined while that session has no challenge yet. */
+  header(method: string, uri: string, session: DigestSession): string | undefined {
     if (!this.hasCredentials) return undefined;
     if (this.scheme === 'basic') {
       return 'Basic ' + Buffer.from(`${this.username}:${this.password ?? ''}`, 'utf8').toString('base64');
     }
-    if (this.scheme === 'digest' && this.challenge) {
-      this.nc += 1;
-      return authorizationHeader(this.challenge, {
+    if (this.scheme === 'digest' && session.challenge) {
+      session.nc += 1;
+      return authorizationHeader(session.challenge, {
         username: this.username!,
         password: this.password ?? '',
         method,
         uri,
-        nc: this.nc,
+        nc: session.nc,
         cnonce: newCnonce(),
       });
     }
@@ -57,7 +86,18 @@ export class Authenticator {
    * first). A first 401 always earns a retry with the fresh challenge (nonces expire, and concurrent
    * requests can reach a strict server out of `nc` order); a later one only when the server says `stale`.
    */
-  onUnauthorized(wwwAuthenticate: string | string[] | undefined, attempt: number, sentCredentials: boolean): ChallengeVerdict {
+  onUnauthorized(wwwAuthenticate: string | string[] | undefined, attempt: number, sentCredentials: boolean, session: DigestSession): ChallengeVerdict {
+    const verdict = this.judge(wwwAuthenticate, attempt, sentCredentials, session);
+    const stale = wwwAuthenticate !== undefined && pickDigestChallenge(wwwAuthenticate)?.stale === true;
+    return { ...verdict, challenge: !sentCredentials ? 'initial' : stale ? 'stale' : 'rejected' };
+  }
+
+  private judge(
+    wwwAuthenticate: string | string[] | undefined,
+    attempt: number,
+    sentCredentials: boolean,
+    session: DigestSession,
+  ): { retry: true } | { retry: false; reason: string } {
     if (!this.hasCredentials) return { retry: false, reason: 'the server requires credentials and no username is configured' };
     const offered = wwwAuthenticate ? parseChallenges(wwwAuthenticate).map((c) => c.scheme) : [];
     const digest = wwwAuthenticate ? pickDigestChallenge(wwwAuthenticate) : undefined;
@@ -77,8 +117,8 @@ export class Authenticator {
     }
     if (this.scheme === 'digest' && digest) {
       const stale = digest.stale;
-      this.challenge = digest;
-      this.nc = 0;
+      session.challenge = digest;
+      session.nc = 0;
       if (!sentCredentials || attempt === 1 || (stale && attempt <= 2)) return { retry: true };
       return { retry: false, reason: 'wrong username or password (Digest rejected)' };
     }

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { Authenticator, type AuthMode } from './auth.js';
+import { Authenticator, type AuthMode, type ChallengeKind, type DigestSession } from './auth.js';
 import { ENDPOINT_MAX_BYTES, EP, fillPath, MAX_JSON_DEPTH } from './endpoints.js';
 import {
   WowzaAbortedError,
@@ -81,7 +81,7 @@ export class WowzaClient {
 
   constructor(
     readonly target: WowzaTarget,
-    private readonly options: { onRequest?: RequestObserver; dispatcher?: Dispatcher } = {},
+    private readonly options: { onRequest?: RequestObserver; dispatcher?: Dispatcher; /** A 401 the server answered, by kind. */ onChallenge?: (kind: ChallengeKind) => void } = {},
   ) {
     this.base = new URL(target.url);
     // Credentials in the URL would end up in logs and labels; they belong in username/password_file.
@@ -220,11 +220,21 @@ export class WowzaClient {
   }
 
   private async send(method: string, url: URL, site: CallSite, signal?: AbortSignal, body?: string, accept = 'application/json') {
+    // The digest session is this request's alone while it runs, retries included.
+    const session = this.auth.acquire();
+    try {
+      return await this.sendIn(session, method, url, site, signal, body, accept);
+    } finally {
+      this.auth.release(session);
+    }
+  }
+
+  private async sendIn(session: DigestSession, method: string, url: URL, site: CallSite, signal: AbortSignal | undefined, body: string | undefined, accept: string) {
     const uri = url.pathname + url.search;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { accept };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const authorization = this.auth.header(method, uri);
+      const authorization = this.auth.header(method, uri, session);
       if (authorization) headers.authorization = authorization;
       const started = performance.now();
       const deadline = new RequestDeadline(this.target.timeoutMs, signal);
@@ -247,7 +257,8 @@ export class WowzaClient {
       }
       this.observe(site.endpoint, String(res.status), started);
       if (res.status === 401) {
-        const verdict = this.auth.onUnauthorized(res.headers['www-authenticate'], attempt, authorization !== undefined);
+        const verdict = this.auth.onUnauthorized(res.headers['www-authenticate'], attempt, authorization !== undefined, session);
+        this.options.onChallenge?.(verdict.challenge);
         if (verdict.retry && attempt < MAX_ATTEMPTS) continue;
         throw new WowzaAuthError(site, this.target.username ?? '', verdict.retry ? 'the server kept rejecting fresh challenges' : verdict.reason);
       }

@@ -62,7 +62,7 @@ describe('a hostile server answering deeply nested JSON', () => {
   it('health answers within a second while it polls, memory stays bounded, the good server stays up', async () => {
     await waitFor('the hostile server being polled', () => (requests >= 3 ? true : undefined), 20_000);
     let fast = 0;
-    const SAMPLES = 20;
+    const SAMPLES = Number(process.env.HOSTILE_SAMPLES ?? 20);
     for (let i = 0; i < SAMPLES; i++) {
       const started = Date.now();
       const ok = await fetch(`${exporter.url}/-/healthy`, { signal: AbortSignal.timeout(1000) }).then(
@@ -73,7 +73,7 @@ describe('a hostile server answering deeply nested JSON', () => {
       await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (Date.now() - started))));
     }
     const text = await exporter.metrics();
-    expect(fast, `healthy within 1 s in ${fast} of ${SAMPLES} one-second samples`).toBeGreaterThanOrEqual(SAMPLES - 1);
+    expect(fast, `healthy within 1 s in ${fast} of ${SAMPLES} one-second samples`).toBeGreaterThanOrEqual(Math.floor(SAMPLES * 0.95));
     expect(peakRssMb(exporter.proc.pid!)).toBeLessThanOrEqual(300);
     expect(samples(text, 'wowza_up', { server: 'good' })[0]?.value).toBe(1);
     // The hostile server's collectors fail, saying why, and nothing of its answers is exported.
