@@ -423,7 +423,8 @@ export class LogFollower {
       if (this.rapidRotations === 3) {
         this.logger.warn({ follow_interval_ms: this.intervalMs }, 'the log rotates on almost every read (its start date or first line keeps changing): following it with growing pauses (counted in wowza_log_rapid_rotations_total)');
       }
-      await sleep(Math.min(this.intervalMs * 2 ** Math.min(this.rapidRotations - 3, 16), this.maxRetryDelayMs), signal);
+      // Growing, but to no more than 30 follow intervals: a fast-rotating log still moves, a storm costs little.
+      await sleep(Math.min(this.intervalMs * 2 ** Math.min(this.rapidRotations - 3, 16), this.maxRetryDelayMs, 30 * this.intervalMs), signal);
     } else if (since < this.intervalMs) {
       await sleep(this.intervalMs - since, signal);
     }
