@@ -4,6 +4,7 @@ import { wseCollectorsEnabled } from './collectors/registry.js';
 import { Scheduler, timedPoll, type PollJobSpec } from './collectors/scheduler.js';
 import { ObjectErrorLog } from './collectors/object-errors.js';
 import { RefreshThrottle } from './collectors/refresh-throttle.js';
+import { detectConnectionCounts } from './collectors/connection-counts-detect.js';
 import { crossSiteReason } from './http/cross-site.js';
 import { ConfigError } from './config/errors.js';
 import { fileTarget, intervalFor, type RuntimeConfig } from './config/load.js';
@@ -49,6 +50,8 @@ function eventRecord(e: WebhookEvent): Record<string, string | number | null> {
 
 /** Collectors whose view a stream or application event changes. */
 const REFRESHED_BY_EVENTS = ['application', 'instance', 'stream'];
+/** How often a server's default connectioncounts provider is asked again while it does not answer. */
+const CONNECTION_COUNTS_RETRY_MS = 10 * 60_000;
 
 /** A server this exporter polls: how the collectors reach it, and how the log followers do. */
 interface PolledServer {
@@ -152,6 +155,11 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   let shipping: LogShipping | undefined;
   let files: ServersFiles | undefined;
   const skipped = new Set<string>();
+  /**
+   * Servers without connectioncounts_url: their default provider's URL once it answered, null while it does not.
+   * Tried when the server is added and every 10 minutes after, quietly: one info line when it changes.
+   */
+  const detectedCounts = new Map<string, string | null>();
 
   // The exporter's own metrics are small and change at any time: rendered per scrape, after the Wowza part.
   const ownMetrics = async () => {
@@ -176,7 +184,10 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       }
       out.set(name, entry);
     };
-    runtime.servers.forEach((t, i) => take(t.name, { target: t, logTarget: runtime.logServers[i]! }, 'servers'));
+    runtime.servers.forEach((t, i) => {
+      const found = t.connectionCountsAuto ? detectedCounts.get(t.name) : undefined;
+      take(t.name, { target: found ? { ...t, connectionCountsUrl: found } : t, logTarget: runtime.logServers[i]! }, 'servers');
+    });
     for (const g of files?.groups() ?? []) {
       for (const url of g.targets) {
         try {
@@ -229,10 +240,14 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   let applying: Promise<void> = Promise.resolve();
   const applyServers = () => {
     applying = applying.then(async () => {
+      // A server seen for the first time: its default connectioncounts provider is asked once before it is polled.
+      const unknown = [...desired().values()].filter((w) => w.target.connectionCountsAuto && !detectedCounts.has(w.target.name));
+      await Promise.all(unknown.map(async (w) => noteCounts(w.target.name, await detectConnectionCounts(w.target))));
       const want = desired();
       for (const name of [...polled.keys()]) {
         const w = want.get(name);
         if (!w || JSON.stringify(w) !== polled.get(name)!.settings) {
+          if (!w) detectedCounts.delete(name);
           await removeServer(name);
           logger.info({ server: name }, w ? 'server settings changed: polling it anew' : 'server removed: no longer polled');
         }
@@ -246,6 +261,28 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     });
     return applying;
   };
+
+  const noteCounts = (name: string, url: string | undefined) => {
+    const before = detectedCounts.get(name);
+    detectedCounts.set(name, url ?? null);
+    if (url && before !== url) logger.info({ server: name, connectioncounts_url: url }, 'connectioncounts provider found: per-stream viewers come from it in one request (set connectioncounts_url: off to keep to REST)');
+    else if (!url && before === undefined) logger.debug({ server: name }, 'no connectioncounts provider at the default address: viewers come from REST, asked again every 10 minutes');
+  };
+  // Every 10 minutes, servers whose provider did not answer are asked again; one that answers is polled anew with it.
+  const countsRetry = setInterval(() => {
+    void (async () => {
+      const waiting = runtime.servers.filter((t) => t.connectionCountsAuto && detectedCounts.get(t.name) === null);
+      const found = await Promise.all(waiting.map(async (t) => [t.name, await detectConnectionCounts(t)] as const));
+      let changed = false;
+      for (const [name, url] of found) {
+        if (!url) continue;
+        noteCounts(name, url);
+        changed = true;
+      }
+      if (changed) await applyServers();
+    })().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'looking for connectioncounts providers failed'));
+  }, CONNECTION_COUNTS_RETRY_MS);
+  countsRetry.unref();
 
   const startFiles = () => {
     if (runtime.config.servers_files.length === 0) return;
@@ -491,6 +528,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       // Order matters: stop polling, let sinks deliver and positions be saved, then stop answering.
       files?.stop();
       refreshes.stop();
+      clearInterval(countsRetry);
       await applying;
       await scheduler.stop();
       await stopShipping();

@@ -16,7 +16,7 @@ export function withWowzaFlags<T>(y: Argv<T>) {
     .option('wowza.connectioncounts-url', {
       type: 'string',
       array: true,
-      describe: 'the server\'s connectioncounts provider, e.g. http://wowza:8086/connectioncounts: all viewer counts in one request (one per --wowza.url)',
+      describe: 'the server\'s connectioncounts provider, e.g. http://wowza:8086/connectioncounts: all viewer counts in one request (one per --wowza.url); default: <host>:8086 is tried; off: never',
       group: 'Wowza:',
     })
     .option('log.level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], describe: 'log level (default info)', group: 'General:' })

@@ -404,7 +404,7 @@ function toTarget(s: ServerConfig, name: string, field: string, timeoutMs: numbe
     tls: { caFile: s.tls.ca_file, insecureSkipVerify: s.tls.insecure_skip_verify },
     serverName: s.server_name,
     connections: connectionsFor(config),
-    ...(s.connectioncounts_url ? { connectionCountsUrl: s.connectioncounts_url } : {}),
+    ...(s.connectioncounts_url === 'off' ? {} : s.connectioncounts_url ? { connectionCountsUrl: s.connectioncounts_url } : { connectionCountsAuto: true }),
   };
 }
 

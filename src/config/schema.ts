@@ -85,7 +85,8 @@ export const ServerSchema = z.strictObject({
    * The server's connectioncounts provider (admin port, 8086 by default): per-stream viewers for every stream in
    * one request, so the REST `stream` collector only reads bytes and uptime, every 60 s unless set otherwise.
    */
-  connectioncounts_url: httpUrl('http://127.0.0.1:8086/connectioncounts', 'the server\'s username and password_file are used').optional(),
+  // Unset: `<scheme>://<host>:8086/connectioncounts` is tried at start and every 10 minutes; `off` never.
+  connectioncounts_url: z.union([z.literal('off'), httpUrl('http://127.0.0.1:8086/connectioncounts', 'the server\'s username and password_file are used')]).optional(),
   ...Connection,
 });
 

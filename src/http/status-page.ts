@@ -80,6 +80,7 @@ function serverCard(s) {
     (s.version ? "<span>Wowza " + esc(s.version) + (s.build ? " (build " + esc(s.build) + ")" : "") + "</span>" : "") +
     (s.license_type ? "<span>licence " + esc(s.license_type) + (s.license_expires ? ", expires " + esc(s.license_expires) : "") + "</span>" : "") +
     (s.streams !== null ? "<span>" + num(s.streams) + " streams exported" + (s.streams_dropped ? ", " + num(s.streams_dropped) + " dropped by the cap" : "") + "</span>" : "") +
+    "<span>viewers from " + (s.viewers_from.source === "connectioncounts" ? "connectioncounts" + (s.viewers_from.detected ? " (found at the default address)" : "") : "REST, one request per stream") + "</span>" +
     (labels ? "<span>" + labels + "</span>" : "") + "</div>" +
     '<div class="scroll"><table><thead><tr><th>collector</th><th>state</th><th>last poll</th><th class="wide">took</th><th class="wide">series</th><th>error</th></tr></thead><tbody>' +
     s.collectors.map(collectorRow).join("") + "</tbody></table></div></section>";

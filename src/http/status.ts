@@ -45,6 +45,11 @@ export interface ServerStatus {
   /** Streams the last instance poll exported, and those the stream cap left out. */
   streams: number | null;
   streams_dropped: number | null;
+  /**
+   * Where per-stream viewers come from: `connectioncounts` (one request a cycle; `detected` when found at the default
+   * address rather than configured) or `rest` (one request per stream).
+   */
+  viewers_from: { source: 'connectioncounts' | 'rest'; url: string | null; detected: boolean };
   collectors: CollectorStatus[];
 }
 
@@ -217,6 +222,9 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
       labels: { ...(t.labels ?? {}) },
       streams: f.streams ?? null,
       streams_dropped: f.dropped ?? null,
+      viewers_from: t.connectionCountsUrl
+        ? { source: 'connectioncounts' as const, url: t.connectionCountsUrl, detected: t.connectionCountsAuto === true }
+        : { source: 'rest' as const, url: null, detected: false },
       collectors: src.jobs
         .filter((j) => j.server === t.name)
         .map((j) => ({

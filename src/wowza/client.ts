@@ -47,6 +47,8 @@ export interface WowzaTarget {
   connections: number;
   /** The server's `HTTPConnectionCountsXML` provider (`http://host:8086/connectioncounts`), when viewers are read there. */
   connectionCountsUrl?: string;
+  /** No connectioncounts_url was set (nor `off`): the default provider is looked for, and used when it answers. */
+  connectionCountsAuto?: boolean;
   /** Labels added to every series of this server (from its target file). */
   labels?: Readonly<Record<string, string>>;
 }
