@@ -10,6 +10,7 @@ import { errorReason, ObjectErrorLog, untrackedObjects, type ObjectOutcomes, typ
 import { ConcurrencyLimiter, type Limit } from './concurrency-limiter.js';
 import { Discovery } from './discovery.js';
 import { pollDeadlineMs } from './poll-deadline.js';
+import { streamIntervalWithin, type StretchedInterval } from './request-budget.js';
 
 /** Errors that mean the API was not reached or did not accept us: `wowza_up` 0. */
 const UNREACHABLE = new Set(['auth', 'network', 'tls', 'timeout']);
@@ -132,6 +133,8 @@ export interface PollJobSpec {
   poll(signal: AbortSignal, log: Logger): Promise<PollResult>;
   /** Drops cached discovery before an out-of-schedule poll. */
   invalidate?(): void;
+  /** The interval now, when it can differ from `intervalMs` (stretched to fit a request budget), and why. */
+  intervalNow?(): StretchedInterval;
 }
 
 /** What the last poll of a job did, for the status page and `/api/v1/status`. */
@@ -152,6 +155,8 @@ export interface LastPoll {
 
 interface Job {
   spec: PollJobSpec;
+  /** The reason (numbers left out) the interval is stretched, once said. */
+  stretchedBy?: string;
   timer?: NodeJS.Timeout;
   running?: Promise<void>;
   again: boolean;
@@ -221,9 +226,19 @@ export class Scheduler {
     return [...byCollector.values()].every(Boolean);
   }
 
-  /** Every job's spec and last poll, for the status page. */
-  jobStates(): Array<{ server: string; collector: string; intervalMs: number; last?: LastPoll; running: boolean }> {
-    return this.jobs.map((j) => ({ server: j.spec.server, collector: j.spec.collector, intervalMs: j.spec.intervalMs, last: j.last, running: j.running !== undefined }));
+  /** Every job's spec and last poll, for the status page; the interval is the one in force, with why it differs. */
+  jobStates(): Array<{ server: string; collector: string; intervalMs: number; intervalReason?: string; last?: LastPoll; running: boolean }> {
+    return this.jobs.map((j) => {
+      const now = j.spec.intervalNow?.();
+      return {
+        server: j.spec.server,
+        collector: j.spec.collector,
+        intervalMs: now?.intervalMs ?? j.spec.intervalMs,
+        ...(now?.reason ? { intervalReason: now.reason } : {}),
+        last: j.last,
+        running: j.running !== undefined,
+      };
+    });
   }
 
   /** Starts polling a server with every collector that applies to it (at once when the scheduler runs). */
@@ -237,6 +252,8 @@ export class Scheduler {
     const runtime = new ServerRuntime(target, o.config, discoveryAge, o.logger.child({ component: 'discovery', server: target.name }), o.self, counts);
     this.runtimes.set(target.name, runtime);
     o.self.up.set({ server: target.name }, 0);
+    const byName = new Map(applying.map((c, i) => [c.name as string, intervals[i]!]));
+    const budget = o.config.poll.max_requests_per_second;
     for (const collector of applying) {
       this.addJob({
         server: target.name,
@@ -245,6 +262,16 @@ export class Scheduler {
         setsUp: true,
         poll: (signal, log) => runCollector(collector, runtime.context(collector.name, signal, log), runtime.objectsFor(collector.name, log)),
         invalidate: () => runtime.discovery.invalidate(),
+        // Per-stream requests are what grows with a server: they give way when a cycle would pass the budget.
+        ...(collector.name === 'stream'
+          ? {
+              intervalNow: () => {
+                const known = runtime.discovery.known;
+                const size = known ? { vhosts: known.vhosts.length, apps: known.apps.length, streams: known.streams.length } : { vhosts: 0, apps: 0, streams: 0 };
+                return streamIntervalWithin(budget, size, byName, discoveryAge);
+              },
+            }
+          : {}),
       });
     }
     return runtime;
@@ -327,7 +354,18 @@ export class Scheduler {
   private schedule(job: Job): void {
     if (this.stopped || job.stopped) return;
     const jitter = this.o.config.poll.jitter;
-    const delay = job.spec.intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
+    const now = job.spec.intervalNow?.();
+    const intervalMs = now?.intervalMs ?? job.spec.intervalMs;
+    this.o.self.collectorInterval.set({ server: job.spec.server, collector: job.spec.collector }, intervalMs / 1000);
+    if (now?.reason && job.stretchedBy !== now.reason.replace(/\d+(\.\d+)?/g, '#')) {
+      // Said when it starts stretching (or stops), not every cycle: the numbers move with the streams.
+      job.stretchedBy = now.reason.replace(/\d+(\.\d+)?/g, '#');
+      this.o.logger.info({ server: job.spec.server, collector: job.spec.collector, interval_seconds: intervalMs / 1000, reason: now.reason }, 'collector interval stretched to fit the request budget');
+    } else if (!now?.reason && job.stretchedBy) {
+      job.stretchedBy = undefined;
+      this.o.logger.info({ server: job.spec.server, collector: job.spec.collector, interval_seconds: intervalMs / 1000 }, 'collector interval back to the configured one');
+    }
+    const delay = intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
     job.timer = setTimeout(() => void this.run(job), delay);
   }
 

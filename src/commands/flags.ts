@@ -31,6 +31,7 @@ export function withServeFlags<T>(y: Argv<T>) {
     .option('web.enable-lifecycle', { type: 'boolean', describe: 'serve POST /-/reload (off: only SIGHUP reloads)', group: 'Web:' })
     .option('poll.interval', { type: 'string', describe: 'how often collectors poll (default 15s)', group: 'Polling:' })
     .option('shard', { type: 'string', describe: 'i/N: poll only the servers whose name hashes (as Prometheus hashmod) to i of N replicas', group: 'Polling:' })
+    .option('poll.max-requests-per-second', { type: 'number', describe: 'average requests a second per server (default 50, 0: no limit): stream polls stretch to fit', group: 'Polling:' })
     .option('poll.concurrency', { type: 'string', describe: 'parallel API requests per server: auto (default: adapts to the server, up to poll.concurrency_max) or a number', group: 'Polling:' })
     .option('video.url', { type: 'string', describe: 'Wowza Video API base URL', group: 'Wowza Video:' })
     .option('video.token-file', { type: 'string', describe: 'file with the Wowza Video API token (or env WOWZA_VIDEO_TOKEN)', group: 'Wowza Video:' });
@@ -72,6 +73,7 @@ export function configFlagsFrom(a: Args): ConfigFlags {
     webEnableLifecycle: a['web.enable-lifecycle'] as boolean | undefined,
     pollInterval: str(a, 'poll.interval'),
     pollConcurrency: concurrencyFlag(a['poll.concurrency']),
+    pollMaxRequestsPerSecond: a['poll.max-requests-per-second'] as number | undefined,
     shard: str(a, 'shard'),
     logLevel: str(a, 'log.level'),
     logFormat: str(a, 'log.format'),

@@ -28,6 +28,7 @@ export interface ConfigFlags {
   webEnableLifecycle?: boolean;
   pollInterval?: string;
   pollConcurrency?: number | 'auto';
+  pollMaxRequestsPerSecond?: number;
   logLevel?: string;
   logFormat?: string;
   collectors?: Partial<Record<CollectorName, boolean>>;
@@ -194,6 +195,7 @@ function applyFlags(doc: Record<string, unknown>, f: ConfigFlags): void {
   if (f.webEnableLifecycle !== undefined) obj(doc, 'web').enable_lifecycle = f.webEnableLifecycle;
   if (f.pollInterval !== undefined) obj(doc, 'poll').interval = f.pollInterval;
   if (f.pollConcurrency !== undefined) obj(doc, 'poll').concurrency = f.pollConcurrency;
+  if (f.pollMaxRequestsPerSecond !== undefined) obj(doc, 'poll').max_requests_per_second = f.pollMaxRequestsPerSecond;
   if (f.logLevel !== undefined) obj(doc, 'log').level = f.logLevel;
   if (f.logFormat !== undefined) obj(doc, 'log').format = f.logFormat;
   if (f.videoUrl !== undefined) obj(doc, 'video').url = f.videoUrl;

@@ -173,8 +173,13 @@ export const ConfigSchema = z.strictObject({
       concurrency_max: z.number().int().min(1).max(256).default(64),
       /** Random delay added to each poll start, as a share of the interval. */
       jitter: z.number().min(0).max(0.5).default(0.1),
+      /**
+       * Requests a second each server may be asked for, on average (0: no limit). When the configured intervals would
+       * ask more, the per-stream collector polls less often to fit; server-level collectors keep their intervals.
+       */
+      max_requests_per_second: z.number().min(0).default(50),
     })
-    .default({ interval: 15_000, concurrency: 'auto', concurrency_max: 64, jitter: 0.1 }),
+    .default({ interval: 15_000, concurrency: 'auto', concurrency_max: 64, jitter: 0.1, max_requests_per_second: 50 }),
   collectors: z.partialRecord(z.enum(COLLECTOR_NAMES), CollectorToggle).default({}),
   discovery: z
     .strictObject({

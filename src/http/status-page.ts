@@ -66,7 +66,7 @@ function collectorRow(c) {
   return '<tr class="' + (state === "bad" ? "bad" : "") + '" data-collector="' + esc(c.name) + '" data-state="' + state + '">' +
     "<td>" + esc(c.name) + "</td><td>" + status + "</td><td>" + when(c.last_poll) + "</td>" +
     '<td class="wide num">' + (c.duration_seconds === null ? "-" : c.duration_seconds.toFixed(2) + " s") + '</td><td class="wide">' + num(c.series) + "</td>" +
-    '<td class="err">' + esc(c.error || (partly ? c.objects.last_error : "") || "") + "</td></tr>";
+    '<td class="err">' + esc(c.error || (partly ? c.objects.last_error : "") || "") + (c.interval_reason ? '<div class="muted">every ' + esc(String(c.interval_seconds)) + " s: " + esc(c.interval_reason) + "</div>" : "") + "</td></tr>";
 }
 
 function serverCard(s) {

@@ -22,7 +22,10 @@ export interface CollectorStatus {
   error: string | null;
   last_poll: string | null;
   duration_seconds: number | null;
+  /** The interval in force (longer than configured when the request budget stretches it). */
   interval_seconds: number;
+  /** Why the interval is longer than configured; null when it is not. */
+  interval_reason: string | null;
   /** Series the last successful poll stored. */
   series: number | null;
   /**
@@ -170,7 +173,7 @@ export interface StatusSources {
   shard: Shard | undefined;
   servers: ReadonlyMap<string, WowzaTarget>;
   reached(server: string): boolean | undefined;
-  jobs: Array<{ server: string; collector: string; intervalMs: number; last?: LastPoll }>;
+  jobs: Array<{ server: string; collector: string; intervalMs: number; intervalReason?: string; last?: LastPoll }>;
   facts: StatusFacts;
   registry: Registry;
   logs?: {
@@ -235,6 +238,7 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
           last_poll: iso(j.last?.at),
           duration_seconds: j.last ? j.last.seconds : null,
           interval_seconds: j.intervalMs / 1000,
+          interval_reason: j.intervalReason ?? null,
           series: j.last?.ok ? j.last.series : null,
           objects: j.last?.objects
             ? { total: j.last.objects.total, failed: j.last.objects.failed, last_reason: j.last.objects.lastReason ?? null, last_error: j.last.objects.lastError ?? null }

@@ -7,6 +7,7 @@ export interface SelfMetrics {
   up: Gauge<'server'>;
   collectorSuccess: Gauge<'server' | 'collector'>;
   collectorDuration: Gauge<'server' | 'collector'>;
+  collectorInterval: Gauge<'server' | 'collector'>;
   lastPoll: Gauge<'server' | 'collector'>;
   apiRequests: Counter<'server' | 'endpoint' | 'code'>;
   vanishedObjects: Counter<'server' | 'collector'>;
@@ -68,6 +69,12 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
     collectorDuration: new Gauge({
       name: 'wowza_exporter_collector_duration_seconds',
       help: 'Duration of the collector\'s last poll.',
+      labelNames: ['server', 'collector'],
+      registers: [registry],
+    }),
+    collectorInterval: new Gauge({
+      name: 'wowza_exporter_collector_interval_seconds',
+      help: 'The interval the collector polls at now: the configured one, or longer when poll.max_requests_per_second stretches it (stream).',
       labelNames: ['server', 'collector'],
       registers: [registry],
     }),

@@ -137,6 +137,7 @@ const CASES: Case[] = [
   c('poll.concurrency', { poll: { concurrency: 'fast' } }, 'poll.concurrency', /use auto or a whole number/),
   c('poll.concurrency_max', { poll: { concurrency_max: 0 } }, 'poll.concurrency_max'),
   c('poll.jitter', { poll: { jitter: 2 } }, 'poll.jitter'),
+  c('poll.max_requests_per_second', { poll: { max_requests_per_second: -1 } }, 'poll.max_requests_per_second', /too small|>=0/),
 
   c('collectors', { collectors: ['machine'] }, 'collectors'),
   c('collectors.<key>', { collectors: { strem: false } }, 'collectors.strem', /did you mean "stream"/),
