@@ -6,6 +6,7 @@ import { request } from '../undici-core.js';
 import type { Collector } from '../collectors/collector.js';
 import { Discovery } from '../collectors/discovery.js';
 import { limiterFor, runCollector } from '../collectors/scheduler.js';
+import { streamIntervalWithin } from '../collectors/request-budget.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../logger.js';
 import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
@@ -281,6 +282,7 @@ async function authCheck(t: WowzaTarget, offered: string[]): Promise<CheckResult
 async function costCheck(o: DoctorOptions): Promise<CheckResult> {
   let requests = 0;
   let requestSeconds = 0;
+  const challenges: Record<string, number> = {};
   const limiter = limiterFor(o.config);
   const counting = new WowzaClient(o.target, {
     onRequest: (endpoint, code, seconds) => {
@@ -288,6 +290,7 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
       requestSeconds += seconds;
       limiter.observe(endpoint, code, seconds);
     },
+    onChallenge: (reason) => void (challenges[reason] = (challenges[reason] ?? 0) + 1),
   });
   try {
     const limit = limiter.run;
@@ -308,9 +311,30 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
     const S = topology.streams.length;
     const rounds = 1 + Math.ceil(V / concurrency) + Math.ceil(A / concurrency) + Math.ceil((requests - 1 - V - A) / concurrency);
     const estimateS = (rounds * latencyMs) / 1000;
-    const details = { vhosts: V, applications: A, instances: topology.instances.length, streams: S, droppedStreams: topology.droppedStreams, requests, series, measuredSeconds: seconds, latencyMs, concurrency, estimatedSeconds: estimateS, intervalSeconds: o.intervalMs / 1000 };
+    // What serve would do under the request budget, with every collector at the poll interval.
+    const intervals = new Map(o.collectors.filter((c) => c.appliesTo?.(o.target) ?? true).map((c) => [c.name as string, o.intervalMs]));
+    const stretched = intervals.has('stream') ? streamIntervalWithin(o.config.poll.max_requests_per_second, { vhosts: V, apps: A, streams: S }, intervals, o.intervalMs * 0.9) : undefined;
+    const challenged = Object.entries(challenges).map(([reason, n]) => `${n} ${reason}`).join(', ');
+    const details = {
+      vhosts: V,
+      applications: A,
+      instances: topology.instances.length,
+      streams: S,
+      droppedStreams: topology.droppedStreams,
+      requests,
+      series,
+      measuredSeconds: seconds,
+      latencyMs,
+      concurrency,
+      estimatedSeconds: estimateS,
+      intervalSeconds: o.intervalMs / 1000,
+      authChallenges: challenges,
+      ...(stretched ? { streamIntervalSeconds: stretched.intervalMs / 1000, streamIntervalReason: stretched.reason ?? null } : {}),
+    };
     const found = `${V} vhost(s), ${A} application(s), ${topology.instances.length} instance(s), ${S} stream(s)${topology.droppedStreams ? ` (+${topology.droppedStreams} over the cap)` : ''}`;
-    const cost = `one poll cycle costs ${requests} API requests and ${series} series; it took ${seconds.toFixed(2)} s (${latencyMs.toFixed(0)} ms per request, concurrency ${concurrency})`;
+    const cost =
+      `one poll cycle costs ${requests} API requests${challenged ? ` (401 challenges: ${challenged})` : ''} and ${series} series; it took ${seconds.toFixed(2)} s (${latencyMs.toFixed(0)} ms per request, concurrency ${concurrency})` +
+      (stretched?.reason ? `; ${stretched.reason}` : '');
     if (failed.length > 0) {
       return { check: 'discovery', status: 'fail', message: `${found}; collectors failed: ${failed.map((f) => `${f.collector} (${f.error!.message})`).join('; ')}`, fix: 'see the messages; the user may lack REST rights for these endpoints', details };
     }
@@ -340,6 +364,10 @@ async function connectionCountsCheck(t: WowzaTarget, streams: number): Promise<C
       const found = await client.connectionCounts(AbortSignal.timeout(t.timeoutMs));
       const details = { url, streams: found.size, configured: t.connectionCountsUrl !== undefined };
       if (t.connectionCountsUrl) return { check: 'connectioncounts', status: 'pass', message: `${url} answers with ${found.size} stream(s): ${saves}`, details };
+      // serve looks at the admin port's address itself (connectioncounts_url unset): nothing to add there.
+      if (t.connectionCountsAuto && url === `${admin.origin}/connectioncounts`) {
+        return { check: 'connectioncounts', status: 'pass', message: `${url} answers with ${found.size} stream(s): serve finds and uses it (viewers from connectioncounts): ${saves}`, details };
+      }
       return {
         check: 'connectioncounts',
         status: 'warn',
