@@ -5,7 +5,7 @@
  * exporter (the built CLI, or the poller worker that drives the collectors directly), Loki receivers,
  * and this process, which only orchestrates, scrapes and prints.
  *
- *   node bench/run.js [--only=defaults,poll,scrape,churn,log-throughput,log-delay] [--quick] [--out=FILE]
+ *   node bench/run.js [--only=defaults,poll,scrape,churn,log-throughput,log-delay,server-cost] [--quick] [--out=FILE]
  *
  * Prints one table per section, then the targets (issues 9 and 16) with the measured value, and writes
  * everything to bench/results.json. See bench/RESULTS.md for the recorded results and their analysis.
@@ -25,11 +25,12 @@ import { runLogDelay } from './sections/log-delay.js';
 import { runLogThroughput } from './sections/log-throughput.js';
 import { runMetricsScrape } from './sections/metrics-scrape.js';
 import { runPollCycles } from './sections/poll-cycle.js';
+import { runServerCost } from './sections/server-cost.js';
 import { evaluateTargets } from './targets.js';
 
-const SECTIONS = ['defaults', 'poll', 'scrape', 'churn', 'log-throughput', 'log-delay'];
+const SECTIONS = ['defaults', 'poll', 'scrape', 'churn', 'log-throughput', 'log-delay', 'server-cost'];
 /** The whole run is bounded: past this, every child is killed and the bench fails. */
-const DEADLINE_MS = 15 * 60_000;
+const DEADLINE_MS = 30 * 60_000;
 const LATENCY_MS = 20;
 const FOLLOW_INTERVAL_MS = 2000;
 
@@ -225,6 +226,15 @@ async function main() {
       const d = await runLogDelay({ markers: args.quick ? 8 : 20, followIntervalMs: FOLLOW_INTERVAL_MS, latencyMs: LATENCY_MS, backgroundLinesPerSecond: 50, dir, log });
       printLogDelay(d);
       return d;
+    });
+
+    await run('server-cost', async () => {
+      const rows = await runServerCost({ dir, log, quick: args.quick, latencyMs: LATENCY_MS });
+      printTable(`What a server is asked for, at the defaults (Digest, nonces retired after 50 uses or 30 s, ${LATENCY_MS} ms per request)`, [
+        ['streams', 'connectioncounts', 'requests/min', '401 share', 'streams exported', 'stream interval'],
+        ...rows.map((r) => [int(r.streams), r.counts ? 'yes' : 'no', int(r.requestsPerMinute), `${(r.unauthorizedShare * 100).toFixed(1)} %`, int(r.exported), r.streamInterval === undefined ? '-' : `${r.streamInterval.toFixed(1)} s`]),
+      ]);
+      return rows;
     });
 
     results.targets = evaluateTargets(results, { latencyMs: LATENCY_MS, followIntervalMs: FOLLOW_INTERVAL_MS });

@@ -46,16 +46,16 @@ function churnStep(fraction) {
 }
 
 serveRpc({
-  async start({ latencyMs = 0, streams = 10, perApp = 100, logLinesPerSecond = 0, capacity = 0, frozen = false }) {
+  async start({ latencyMs = 0, streams = 10, perApp = 100, logLinesPerSecond = 0, capacity = 0, frozen = false, auth = 'basic', nonceMaxUses = 0, nonceTtlMs = 60_000 }) {
     if (sim) throw new Error('simulator already started');
-    sim = await startSimulator({ latencyMs, capacity, frozen, vhosts: 1, apps: 0, streams: 0, auth: 'basic', logs: { linesPerSecond: logLinesPerSecond } });
+    sim = await startSimulator({ latencyMs, capacity, frozen, vhosts: 1, apps: 0, streams: 0, auth, nonceMaxUses, nonceTtlMs, logs: { linesPerSecond: logLinesPerSecond } });
     const appCount = shape(streams, perApp);
     return { url: sim.url, username: sim.username, password: sim.password, apps: appCount, vhosts: 1, streams };
   },
 
   /** Requests since the last reset: total and per route template. */
   counters() {
-    return { total: sim.counters.total, byRoute: sim.counters.byRoute };
+    return { total: sim.counters.total, byRoute: sim.counters.byRoute, unauthorized: sim.counters.status(401) };
   },
 
   /** CPU time this process has used so far (ms). */

@@ -1,4 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { stringify } from 'yaml';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { waitFor } from '../helpers/ports.js';
@@ -38,17 +42,40 @@ describe('digest sessions against a server that retires nonces', () => {
     expect(samples(text, 'wowza_exporter_auth_challenges_total', { reason: 'rejected' })[0]?.value ?? 0).toBe(0);
   }, 90_000);
 
-  it('nonces of 10 uses or 5 s, nc checked strictly: the right password never looks wrong, wowza_up stays 1', async () => {
-    const { exporter: e } = await start({ nonceMaxUses: 10, nonceTtlMs: 5000, strict: true });
+  it('nonces of 10 uses or 5 s, nc checked strictly, reloads and stream churn: the right password never looks wrong, wowza_up stays 1', async () => {
+    // DIGEST_SOAK_SECONDS=120 runs it for the two minutes the issue asks; the suite runs it for 20 s.
+    const seconds = Number(process.env.DIGEST_SOAK_SECONDS ?? 20);
+    sim = await startSimulator({ auth: 'digest', apps: 4, streams: 20, nonceMaxUses: 10, nonceTtlMs: 5000, strictNonceCount: true });
+    const dir = mkdtempSync(join(tmpdir(), 'wowza-digest-soak-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, 'password'), sim.password, { mode: 0o600 });
+    writeFileSync(join(dir, 'config.yaml'), stringify({ servers: [{ url: sim.url, username: sim.username, auth: 'digest', password_file: join(dir, 'password') }], poll: { interval: '1s' } }));
+    exporter = await startExporterProcess(['--config', join(dir, 'config.yaml')]);
+    const e = exporter;
+    const s = sim;
     await waitFor('up', async () => ((samples(await e.metrics(), 'wowza_up')[0]?.value ?? 0) === 1 ? true : undefined), 20_000);
-    const end = Date.now() + 15_000;
+    const app = s.topology.list().vhosts[0]!.apps[0]!.name;
+    let churned = 0;
+    const churn = setInterval(() => {
+      s.topology.addStream('_defaultVHost_', app, `churn${++churned}`);
+      if (churned > 2) s.topology.removeStream('_defaultVHost_', app, `churn${churned - 2}`);
+    }, 1000);
+    const reload = setInterval(() => e.proc.kill('SIGHUP'), 5000);
     const downs: number[] = [];
-    while (Date.now() < end) {
-      const up = samples(await e.metrics(), 'wowza_up')[0]?.value;
-      if (up !== 1) downs.push(Date.now());
-      await new Promise((r) => setTimeout(r, 250));
+    try {
+      const end = Date.now() + seconds * 1000;
+      while (Date.now() < end) {
+        const up = samples(await e.metrics(), 'wowza_up')[0]?.value;
+        if (up !== 1) downs.push(Date.now());
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    } finally {
+      clearInterval(churn);
+      clearInterval(reload);
     }
     expect(downs).toEqual([]);
+    expect(e.output()).toMatch(/configuration reloaded/);
     expect(e.output()).not.toMatch(/authentication failed|Digest rejected/);
-  }, 60_000);
+    expect(samples(await e.metrics(), 'wowza_exporter_auth_challenges_total', { reason: 'rejected' })[0]?.value ?? 0).toBe(0);
+  }, 300_000);
 });
