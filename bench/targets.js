@@ -84,8 +84,9 @@ function defaultsTargets(d, latencyMs) {
   }
   if (at5000) {
     out.push({
-      target: `defaults, 5,000 streams at ${latencyMs} ms: every stream every 15 s cycle, no failed poll`,
-      measured: `${at5000.everyStreamEveryCycle ? 'every stream in every cycle' : 'streams missing'}, ${at5000.failedPolls} failed; cycle ${ms(at5000.steadyMs)} (max ${ms(at5000.maxMs)}), limit ${at5000.limit}`,
+      // Issue 31's request budget (50 a second by default) stretches the interval at this size; each cycle is still whole.
+      target: `defaults, 5,000 streams at ${latencyMs} ms: every stream in every cycle, no failed poll`,
+      measured: `${at5000.everyStreamEveryCycle ? 'every stream in every cycle' : 'streams missing'}, ${at5000.failedPolls} failed; cycle ${ms(at5000.steadyMs)} (max ${ms(at5000.maxMs)}), limit ${at5000.limit}; every ${at5000.intervalSeconds ?? '?'} s (request budget)`,
       met: at5000.everyStreamEveryCycle && at5000.failedPolls === 0,
     });
   }

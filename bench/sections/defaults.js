@@ -80,10 +80,13 @@ export async function sizeCase({ latencyMs, streams, cycles, dir, log, extra = {
   const c = await startCase({ latencyMs, streams, dir, extra, counts });
   try {
     const polls = [];
-    for (let i = 0; i <= cycles; i++) polls.push(streamPoll(await c.nextPoll()));
+    // Above about 700 streams the default request budget (50 a second) polls streams less often than every 15 s.
+    for (let i = 0; i <= cycles; i++) polls.push(streamPoll(await c.nextPoll('stream', 240_000)));
     const steady = polls.slice(1);
+    const text = await c.scrape();
     return {
       streams,
+      intervalSeconds: valueOf(text, 'wowza_exporter_collector_interval_seconds', 'collector="stream"'),
       firstMs: polls[0].ms,
       steadyMs: median(steady.map((p) => p.ms)),
       maxMs: Math.max(...steady.map((p) => p.ms)),

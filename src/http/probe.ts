@@ -87,6 +87,11 @@ export async function probe(
     for (const r of results) {
       meta.add(PROBE.collectorSuccess, { server, collector: r.collector }, r.ok ? 1 : 0);
       meta.add(PROBE.collectorDuration, { server, collector: r.collector }, r.seconds);
+      // A probe keeps no counters: what it left out is a value of this probe, said in its own answer.
+      for (const [key, n] of r.set.drops) {
+        const [field, reason] = key.split('\u0000') as [string, string];
+        meta.add(PROBE.probeDroppedValues, { server, collector: r.collector, field, reason }, n);
+      }
       if (!r.reached) reached = false;
       if (!r.ok) log.warn({ target: resolved.url, collector: r.collector, reason: errorReason(r.error!), err: r.error!.message }, 'probe collector failed');
     }

@@ -91,4 +91,5 @@ export const PROBE = {
   collectorSuccess: def('wowza_exporter_collector_success', 'gauge', "1 when the collector's last poll succeeded, else 0 (its series are then absent)."),
   collectorDuration: def('wowza_exporter_collector_duration_seconds', 'gauge', "Duration of the collector's last poll."),
   probeDuration: def('wowza_exporter_probe_duration_seconds', 'gauge', 'Duration of the whole probe.'),
+  probeDroppedValues: def('wowza_exporter_probe_dropped_values', 'gauge', 'Values this probe left out instead of exporting them (missing, unreadable, negative, out_of_range), by API field.'),
 } as const satisfies Record<string, MetricDef>;

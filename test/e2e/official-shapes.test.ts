@@ -1,4 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { startOfficialAnswers, type OfficialAnswersServer } from '../helpers/official-answers-server.js';
 import { parseMetrics, samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { ENDPOINTS, SWAGGER_DIR, swaggerAvailable, type AnswerMode, type OfficialTopology } from '../helpers/swagger-models.js';
@@ -29,9 +32,16 @@ afterEach(async () => {
   exporter = server = undefined;
 });
 
-/** Polls every second; the request timeout follows the interval. */
+/** Polls every second; the request timeout follows the interval. A probe module may ask the same server. */
 function startExporterFor(s: OfficialAnswersServer): Promise<RunningExporter> {
-  return startExporterProcess(['--wowza.url', s.url, '--wowza.username', s.username, '--wowza.auth', 'basic', '--poll.interval', '1s'], { WOWZA_PASSWORD: s.password });
+  const dir = mkdtempSync(join(tmpdir(), 'official-shapes-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'password'), s.password, { mode: 0o600 });
+  writeFileSync(
+    join(dir, 'config.yaml'),
+    JSON.stringify({ modules: { default: { username: s.username, auth: 'basic', password_file: join(dir, 'password'), allowed_targets: [s.url.replace(/\./g, '\\.')] } } }),
+  );
+  return startExporterProcess(['--config', join(dir, 'config.yaml'), '--wowza.url', s.url, '--wowza.username', s.username, '--wowza.auth', 'basic', '--poll.interval', '1s'], { WOWZA_PASSWORD: s.password });
 }
 
 async function start(mode: AnswerMode, topology?: OfficialTopology): Promise<{ server: OfficialAnswersServer; exporter: RunningExporter }> {
@@ -87,6 +97,12 @@ describe.skipIf(!AVAILABLE)("the exporter against answers made from WSE 4.9.0's 
         }
       } else {
         expect(dropped.filter((s) => s.value !== 0).map((s) => s.labels)).toEqual([]);
+      }
+
+      // /probe keeps no counters: what a probe left out is in its own answer.
+      if (mode === 'extreme') {
+        const probe = await (await fetch(`${e.url}/probe?target=${encodeURIComponent(server!.url)}&module=default`)).text();
+        expect(samples(probe, 'wowza_exporter_probe_dropped_values', { reason: 'negative' }).length, probe.slice(0, 500)).toBeGreaterThan(0);
       }
 
       const transcoder = samples(text, 'wowza_server_feature_licensed', { feature: 'transcoder' });
