@@ -268,7 +268,7 @@ export class Scheduler {
               intervalNow: () => {
                 const known = runtime.discovery.known;
                 const size = known ? { vhosts: known.vhosts.length, apps: known.apps.length, streams: known.streams.length } : { vhosts: 0, apps: 0, streams: 0 };
-                return streamIntervalWithin(budget, size, byName, discoveryAge);
+                return streamIntervalWithin(budget, size, byName, discoveryAge, o.config.poll.jitter);
               },
             }
           : {}),
