@@ -28,7 +28,7 @@ import {
   ServerStatus,
   VHostList,
 } from './schemas.js';
-import { BodyTooLargeError, ByteBudget, createAgent, exchange, type TlsSettings } from './transport.js';
+import { BodyTooLargeError, ByteBudget, createAgent, exchange, TooDeepError, type TlsSettings } from './transport.js';
 
 export interface WowzaTarget {
   /** Configured server name: the `server` label. */
@@ -210,7 +210,7 @@ export class WowzaClient {
     const site: CallSite = { server: this.target.name, endpoint, url: redactUrl(url.toString()) };
     const raw = await this.send(method, url, site, opts.signal, opts.body === undefined ? undefined : JSON.stringify(opts.body));
     const text = raw.body.toString('utf8').trim();
-    if (text === '' || (text[0] !== '{' && text[0] !== '[') || nestedDeeperThan(raw.body, MAX_JSON_DEPTH)) return undefined;
+    if (text === '' || (text[0] !== '{' && text[0] !== '[')) return undefined;
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -249,6 +249,8 @@ export class WowzaClient {
           signal: deadline.signal,
           maxBytes: this.maxBytesFor(site.endpoint),
           budget: this.budget,
+          // JSON answers are refused at the first bytes that nest too deep; XML (connectioncounts) is read as a stream.
+          ...(accept === 'application/json' ? { maxDepth: MAX_JSON_DEPTH } : {}),
         });
       } catch (err) {
         const failure = this.classify(err, site, deadline, signal);
@@ -277,6 +279,7 @@ export class WowzaClient {
 
   private classify(err: unknown, site: CallSite, deadline: RequestDeadline, caller?: AbortSignal): WowzaError {
     if (err instanceof WowzaError) return err;
+    if (err instanceof TooDeepError) return new WowzaUnparsableError(site, err.message);
     if (err instanceof BodyTooLargeError) {
       return err.budgetBytes === undefined ? new WowzaTooLargeError(site, this.maxBytesFor(site.endpoint)) : new WowzaTooLargeError(site, err.budgetBytes, 'answers in flight');
     }
@@ -366,32 +369,14 @@ function errorMessage(body: Buffer): string | undefined {
   return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 
-/** Whether JSON bytes open more than `limit` arrays or objects at once (strings skipped); a linear scan, no parse. */
-export function nestedDeeperThan(body: Uint8Array, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
-    if (inString) {
-      if (c === 0x5c) i++; // the escaped character cannot end the string
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
-
 function parseBody<S extends z.ZodType>(body: Buffer, contentType: string, schema: S, site: CallSite): z.infer<S> {
   const text = body.toString('utf8');
   const head = text.trimStart().slice(0, 1);
   if (head === '<' || /xml|html/i.test(contentType)) {
     throw new WowzaUnparsableError(site, 'the server answered XML/HTML although JSON was requested (Accept: application/json); is this the WSE REST port?');
   }
-  // Refused before any parse: JSON.parse of deep nesting is slow and memory-hungry, and it runs on the thread that
-  // answers /metrics and the health checks.
-  if (nestedDeeperThan(body, MAX_JSON_DEPTH)) throw new WowzaUnparsableError(site, `JSON nested deeper than ${MAX_JSON_DEPTH} levels (too deep to be an API answer)`);
+  // Nesting deeper than MAX_JSON_DEPTH was refused while the body streamed in (send): JSON.parse of deep nesting is
+  // slow and memory-hungry, and it runs on the thread that answers /metrics and the health checks.
   let json: unknown;
   try {
     json = JSON.parse(text);

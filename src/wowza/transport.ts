@@ -42,6 +42,40 @@ export class BodyTooLargeError extends Error {
 }
 
 /**
+ * Counts how deep JSON arrays and objects nest while the bytes stream in (strings skipped), so that an answer nested
+ * deeper than any API answer is refused at its first bytes, before it is buffered or parsed.
+ */
+export class JsonDepthGuard {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  constructor(readonly limit: number) {}
+
+  /** Reads more bytes; true once the nesting went past the limit. */
+  exceeded(bytes: Uint8Array): boolean {
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i]!;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 0x5c) this.escaped = true;
+        else if (c === 0x22) this.inString = false;
+      } else if (c === 0x22) this.inString = true;
+      else if (c === 0x5b || c === 0x7b) {
+        if (++this.depth > this.limit) return true;
+      } else if (c === 0x5d || c === 0x7d) this.depth--;
+    }
+    return false;
+  }
+}
+
+/** The body nests JSON deeper than the guard's limit: refused while it streamed in. */
+export class TooDeepError extends Error {
+  constructor(readonly limit: number) {
+    super(`JSON nested deeper than ${limit} levels (too deep to be an API answer)`);
+  }
+}
+
+/**
  * Bytes of response bodies one server's requests may hold at once. Each request is capped on its own, but many in
  * flight at the cap would still add up (64 x 32 MiB is 2 GiB): a body that would pass the budget is refused.
  */
@@ -68,7 +102,7 @@ export class ByteBudget {
 export async function exchange(
   dispatcher: Dispatcher,
   url: URL,
-  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal; maxBytes: number; budget?: ByteBudget },
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal; maxBytes: number; budget?: ByteBudget; maxDepth?: number },
 ): Promise<RawResponse> {
   const res = await request(url, {
     dispatcher,
@@ -82,7 +116,7 @@ export async function exchange(
     res.body.destroy();
     throw new BodyTooLargeError();
   }
-  const body = await readCapped(res.body, init.maxBytes, init.budget);
+  const body = await readCapped(res.body, init.maxBytes, init.budget, init.maxDepth === undefined ? undefined : new JsonDepthGuard(init.maxDepth));
   const ct = res.headers['content-type'];
   return {
     status: res.statusCode,
@@ -96,7 +130,7 @@ export async function exchange(
  * The whole body, refused as soon as it grows past `maxBytes`. Plain stream events rather than an async
  * iterator: a poll reads thousands of small bodies, and the iterator's promise per chunk is measurable.
  */
-function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, budget?: ByteBudget): Promise<Buffer> {
+function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, budget?: ByteBudget, guard?: JsonDepthGuard): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -114,6 +148,11 @@ function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, bud
     const onData = (chunk: Buffer) => {
       if (size + chunk.length > maxBytes) {
         settle(new BodyTooLargeError());
+        body.destroy();
+        return;
+      }
+      if (guard?.exceeded(chunk)) {
+        settle(new TooDeepError(guard.limit));
         body.destroy();
         return;
       }
