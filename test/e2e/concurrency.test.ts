@@ -10,7 +10,10 @@ import { waitFor } from '../helpers/ports.js';
 describe('adaptive concurrency, at the defaults', () => {
   async function limitAfterPolls(capacity: number, streams: number, o: { latencyMs?: number; polls?: number } = {}): Promise<{ limits: number[]; text: string }> {
     const sim = await startSimulator({ auth: 'basic', frozen: true, latencyMs: o.latencyMs ?? 20, capacity, apps: 4, streams });
-    const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username, '--poll.interval', '2s'], { WOWZA_PASSWORD: sim.password });
+    // The limiter learns from every cycle: no request budget, so the stream cycles come every 2 s.
+    const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username, '--poll.interval', '2s', '--poll.max-requests-per-second', '0'], {
+      WOWZA_PASSWORD: sim.password,
+    });
     try {
       const limits: number[] = [];
       let last = 0;
