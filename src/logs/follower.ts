@@ -155,6 +155,11 @@ function hasFilter(f: ServerFilter): boolean {
   return (f.flags?.length ?? 0) > 0 || !!f.search || !!f.regexSearch;
 }
 
+/** Whether two identities name the same file: the same date and the same first record (or none yet). */
+function sameFile(a: FileIdentity, b: FileIdentity): boolean {
+  return a.date === b.date && a.head === b.head;
+}
+
 /**
  * The position fields that identify a file besides its date: its fingerprint, or while it has none (no record
  * yet) the fingerprint of the file read before it, `prevHead`.
@@ -413,7 +418,7 @@ export class LogFollower {
   /**
    * At most one rotation per follow interval. A server whose log start date or first line changes on every read
    * would otherwise cost a file list and head reads on every poll: from the third rapid rotation in a row it is said
-   * once, counted, and followed with growing pauses (up to the longest retry pause).
+   * once, counted, and followed with growing pauses (up to 30 follow intervals, or the longest retry pause when shorter).
    */
   private async paceRotations(signal: AbortSignal): Promise<void> {
     const since = Date.now() - this.lastRotationAt;
@@ -503,7 +508,7 @@ export class LogFollower {
       const { named } = await this.rolledFiles(signal);
       for (const file of named.slice(0, MAX_IDENTITY_PROBES)) {
         const id = await this.identify(file, signal);
-        if (id.date === current.date && id.head === current.head) continue;
+        if (sameFile(id, current)) continue;
         // Rotation order is date order: the newest rolled file of another date, or the one read before, ends it.
         if (id.date !== pos.fileId || (pos.prevHead !== undefined && id.head === pos.prevHead)) return undefined;
         if (id.head !== undefined) return 'a file with the same #Start-Date was rolled before its first record was read';
@@ -518,7 +523,6 @@ export class LogFollower {
   private async drainRolledFiles(old: LogPosition, current: FileIdentity, signal: AbortSignal): Promise<string | undefined> {
     const { listed, named, others } = await this.rolledFiles(signal);
     const identify = (file: LogFileInfo) => this.identify(file, signal);
-    const isCurrent = (id: FileIdentity) => id.date === current.date && id.head === current.head;
 
     let probes = 0;
     let anyDate = false;
@@ -542,7 +546,7 @@ export class LogFollower {
         if (probes++ >= MAX_IDENTITY_PROBES) break;
         const id = await identify(file);
         if (id.date !== '') anyDate = true;
-        if (isCurrent(id)) continue;
+        if (sameFile(id, current)) continue;
         rolled.push({ file, id });
         if (id.date === old.fileId && id.head === old.head) return drainFrom(rolled.length - 1);
       }
@@ -563,7 +567,7 @@ export class LogFollower {
         if (probes++ >= MAX_IDENTITY_PROBES) break;
         const id = await identify(file);
         if (id.date !== '') anyDate = true;
-        if (isCurrent(id)) continue;
+        if (sameFile(id, current)) continue;
         if (old.prevHead !== undefined && id.head === old.prevHead) break;
         if (candidate !== undefined && id.date !== old.fileId) break;
         rolled.push({ file, id });
