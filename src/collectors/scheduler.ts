@@ -155,8 +155,8 @@ export interface LastPoll {
 
 interface Job {
   spec: PollJobSpec;
-  /** The reason (numbers left out) the interval is stretched, once said. */
-  stretchedBy?: string;
+  /** The interval is stretched by the request budget, and that was said. */
+  stretched?: boolean;
   timer?: NodeJS.Timeout;
   running?: Promise<void>;
   again: boolean;
@@ -190,6 +190,8 @@ export class Scheduler {
   private readonly reachedBy = new Map<string, Map<string, boolean>>();
   /** server, collector, field and reason of every drop already logged (bounded: the fields are the code's own names). */
   private readonly dropsSaid = new Set<string>();
+  /** applicationsOf's answer per discovered topology (gone with it). */
+  private readonly appsOf = new WeakMap<object, ReadonlySet<string>>();
   private started = false;
   private stopped = false;
   private wasReady = false;
@@ -211,7 +213,11 @@ export class Scheduler {
   /** The applications the last discovery of `server` found (any vhost), without asking the server. */
   applicationsOf(server: string): ReadonlySet<string> | undefined {
     const known = this.runtimes.get(server)?.discovery.known;
-    return known ? new Set(known.apps.map((a) => a.app.id)) : undefined;
+    if (!known) return undefined;
+    // Asked once per webhook event: made once per walk, not per event.
+    let apps = this.appsOf.get(known);
+    if (!apps) this.appsOf.set(known, (apps = new Set(known.apps.map((a) => a.app.id))));
+    return apps;
   }
 
   /** The server runtimes, by server name. */
@@ -357,12 +363,12 @@ export class Scheduler {
     const now = job.spec.intervalNow?.();
     const intervalMs = now?.intervalMs ?? job.spec.intervalMs;
     this.o.self.collectorInterval.set({ server: job.spec.server, collector: job.spec.collector }, intervalMs / 1000);
-    if (now?.reason && job.stretchedBy !== now.reason.replace(/\d+(\.\d+)?/g, '#')) {
+    if (now?.reason && !job.stretched) {
       // Said when it starts stretching (or stops), not every cycle: the numbers move with the streams.
-      job.stretchedBy = now.reason.replace(/\d+(\.\d+)?/g, '#');
+      job.stretched = true;
       this.o.logger.info({ server: job.spec.server, collector: job.spec.collector, interval_seconds: intervalMs / 1000, reason: now.reason }, 'collector interval stretched to fit the request budget');
-    } else if (!now?.reason && job.stretchedBy) {
-      job.stretchedBy = undefined;
+    } else if (!now?.reason && job.stretched) {
+      job.stretched = false;
       this.o.logger.info({ server: job.spec.server, collector: job.spec.collector, interval_seconds: intervalMs / 1000 }, 'collector interval back to the configured one');
     }
     const delay = intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
