@@ -61,6 +61,11 @@ class WindowedMin {
     if (value < this.current) this.current = value;
     return Math.min(this.current, this.previous);
   }
+
+  /** The fastest answer remembered, without adding one (Infinity before any). */
+  get value(): number {
+    return Math.min(this.current, this.previous);
+  }
 }
 
 /** Status codes and error kinds that say the server is overloaded or gone: cut the limit. */
@@ -81,6 +86,8 @@ export class ConcurrencyLimiter {
   private value: number;
   private readonly min: number;
   private readonly max: number;
+  /** A lower maximum set from outside for a while (Digest servers: see setCeiling). */
+  private ceiling = Infinity;
   private inflight = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly baseline: WindowedMin;
@@ -109,6 +116,28 @@ export class ConcurrencyLimiter {
   /** Requests allowed in flight now. */
   get limit(): number {
     return Math.floor(this.value);
+  }
+
+  /** The fastest answer seen lately, in ms; undefined before any. */
+  get fastestMs(): number | undefined {
+    const v = this.baseline.value;
+    return Number.isFinite(v) ? v : undefined;
+  }
+
+  /**
+   * Caps the adaptive limit below its configured maximum until changed (Infinity lifts it). The limit does not grow
+   * past the cap meanwhile, so lifting it starts from where the server was really measured. A fixed limit ignores it:
+   * the user chose that number.
+   */
+  setCeiling(n: number): void {
+    if (!this.adaptive) return;
+    const ceiling = Math.max(this.min, Math.floor(n));
+    if (ceiling === this.ceiling) return;
+    this.ceiling = ceiling;
+    if (this.value > ceiling) this.value = ceiling;
+    this.newRound();
+    this.report();
+    this.drain();
   }
 
   /** Requests in flight now. */
@@ -169,7 +198,7 @@ export class ConcurrencyLimiter {
   }
 
   private set(now: number, value: number): void {
-    this.value = Math.min(this.max, Math.max(this.min, value));
+    this.value = Math.min(this.max, this.ceiling, Math.max(this.min, value));
     this.changedAt = now;
     this.newRound();
     this.report();

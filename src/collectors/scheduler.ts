@@ -10,7 +10,8 @@ import { errorReason, ObjectErrorLog, untrackedObjects, type ObjectOutcomes, typ
 import { ConcurrencyLimiter, type Limit } from './concurrency-limiter.js';
 import { Discovery } from './discovery.js';
 import { pollDeadlineMs } from './poll-deadline.js';
-import { streamIntervalWithin, type StretchedInterval } from './request-budget.js';
+import { streamIntervalWithin, type ServerSize, type StretchedInterval } from './request-budget.js';
+import { digestConcurrency } from './digest-pacing.js';
 
 /** Errors that mean the API was not reached or did not accept us: `wowza_up` 0. */
 const UNREACHABLE = new Set(['auth', 'network', 'tls', 'timeout']);
@@ -89,6 +90,19 @@ export class ServerRuntime {
 
   get limit(): Limit {
     return this.limiter.run;
+  }
+
+  /** What discovery last found (zeros before it ran). */
+  get size(): ServerSize {
+    const known = this.discovery.known;
+    return known ? { vhosts: known.vhosts.length, apps: known.apps.length, streams: known.streams.length } : { vhosts: 0, apps: 0, streams: 0 };
+  }
+
+  /** Before a stream cycle: on a Digest server, the concurrency that spends each nonce fully (digest-pacing.ts). */
+  paceCycle(intervalMs: number): void {
+    if (this.client.auth.activeScheme !== 'digest') return this.limiter.setCeiling(Infinity);
+    const { vhosts, apps, streams } = this.size;
+    this.limiter.setCeiling(digestConcurrency(3 + vhosts + apps + streams, this.limiter.fastestMs, intervalMs));
   }
 
   context(collector: string, signal: AbortSignal, log: Logger): PollBase {
@@ -260,24 +274,20 @@ export class Scheduler {
     o.self.up.set({ server: target.name }, 0);
     const byName = new Map(applying.map((c, i) => [c.name as string, intervals[i]!]));
     const budget = o.config.poll.max_requests_per_second;
+    const streamInterval = () => streamIntervalWithin(budget, runtime.size, byName, discoveryAge, o.config.poll.jitter);
     for (const collector of applying) {
       this.addJob({
         server: target.name,
         collector: collector.name,
         intervalMs: o.intervalOf(collector, target),
         setsUp: true,
-        poll: (signal, log) => runCollector(collector, runtime.context(collector.name, signal, log), runtime.objectsFor(collector.name, log)),
+        poll: (signal, log) => {
+          if (collector.name === 'stream') runtime.paceCycle(streamInterval().intervalMs);
+          return runCollector(collector, runtime.context(collector.name, signal, log), runtime.objectsFor(collector.name, log));
+        },
         invalidate: () => runtime.discovery.invalidate(),
         // Per-stream requests are what grows with a server: they give way when a cycle would pass the budget.
-        ...(collector.name === 'stream'
-          ? {
-              intervalNow: () => {
-                const known = runtime.discovery.known;
-                const size = known ? { vhosts: known.vhosts.length, apps: known.apps.length, streams: known.streams.length } : { vhosts: 0, apps: 0, streams: 0 };
-                return streamIntervalWithin(budget, size, byName, discoveryAge, o.config.poll.jitter);
-              },
-            }
-          : {}),
+        ...(collector.name === 'stream' ? { intervalNow: streamInterval } : {}),
       });
     }
     return runtime;
