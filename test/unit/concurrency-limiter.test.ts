@@ -189,3 +189,34 @@ describe('concurrency limiter', () => {
     expect(limiter.limit).toBe(64);
   });
 });
+
+describe('ceiling (Digest pacing)', () => {
+  it('caps an adaptive limit, never grows past it meanwhile, and lifting it resumes from the cap', async () => {
+    const server = new VirtualServer(0, 20);
+    const limiter = adaptive(server);
+    limiter.setCeiling(3);
+    await cycle(server, limiter, 300);
+    expect(server.maxInFlight).toBe(3);
+    expect(limiter.limit).toBe(3);
+    limiter.setCeiling(Infinity);
+    expect(limiter.limit).toBe(3);
+    await cycle(server, limiter, 1000);
+    expect(limiter.limit).toBe(64);
+  });
+
+  it('leaves a fixed limit alone: the user chose it', async () => {
+    const server = new VirtualServer(0, 20);
+    const limiter = new ConcurrencyLimiter({ fixed: 8, now: () => server.now });
+    limiter.setCeiling(2);
+    await cycle(server, limiter, 100);
+    expect(server.maxInFlight).toBe(8);
+  });
+
+  it('knows the fastest answer it saw', async () => {
+    const server = new VirtualServer(0, 20);
+    const limiter = adaptive(server);
+    expect(limiter.fastestMs).toBeUndefined();
+    await cycle(server, limiter, 20);
+    expect(limiter.fastestMs).toBeCloseTo(20, 0);
+  });
+});
