@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { emit, serveRpc } from '../lib/rpc-worker.js';
 
 /**
@@ -23,7 +24,9 @@ serveRpc({
         totals.requests++;
         if (findMarkers) {
           const arrivedAt = Date.now();
-          for (const marker of Buffer.concat(chunks).toString('utf8').match(MARKER) ?? []) emit('marker', { marker, arrivedAt });
+          const body = Buffer.concat(chunks);
+          const text = (req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8');
+          for (const marker of text.match(MARKER) ?? []) emit('marker', { marker, arrivedAt });
         }
         res.writeHead(204).end();
       });

@@ -61,7 +61,7 @@ const SinkTls = z.strictObject({
   insecure_skip_verify: z.boolean().default(false),
 });
 
-const FIXED_LOKI_LABELS = ['server', 'log_type', 'severity'];
+const FIXED_LOKI_LABELS = ['server', 'log_type', 'severity', 'service_name'];
 
 const StdoutSink = z.strictObject({
   type: z.literal('stdout'),
@@ -97,6 +97,15 @@ const LokiSink = z
     labels: z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'label names use letters, digits and _ and do not start with a digit'), z.string())
       .default({}),
+    /** The `service_name` stream label, which Grafana's Logs Drilldown groups logs by (Loki 3). */
+    service_name: z.string().min(1).max(128).default('wowza'),
+    /** `gzip` request bodies (Loki takes `Content-Encoding: gzip`), or `none`. */
+    compression: z.enum(['gzip', 'none']).default('gzip'),
+    /**
+     * Record fields sent as structured metadata (Loki 3.0 and later; earlier versions refuse the push): fields too
+     * varied to be labels, such as `x-stream-id` or `c-ip`, that queries can still filter on. Off by default.
+     */
+    structured_metadata: z.array(z.string().min(1).max(64)).max(32).default([]),
     /** Deadline of one push request. */
     timeout: Duration.prefault('10s'),
     tls: SinkTls.optional(),
@@ -106,7 +115,8 @@ const LokiSink = z
     if (s.password_file && !s.username) ctx.addIssue({ code: 'custom', path: ['username'], message: 'password_file needs username' });
     if (s.username && s.bearer_token_file) ctx.addIssue({ code: 'custom', path: ['bearer_token_file'], message: 'use basic auth (username/password_file) or bearer_token_file, not both' });
     for (const l of Object.keys(s.labels)) {
-      if (FIXED_LOKI_LABELS.includes(l)) ctx.addIssue({ code: 'custom', path: ['labels', l], message: `"${l}" is set by the shipper and cannot be overridden` });
+      if (l === 'service_name') ctx.addIssue({ code: 'custom', path: ['labels', l], message: 'set it with service_name (default wowza), not under labels' });
+      else if (FIXED_LOKI_LABELS.includes(l)) ctx.addIssue({ code: 'custom', path: ['labels', l], message: `"${l}" is set by the shipper and cannot be overridden` });
     }
   });
 

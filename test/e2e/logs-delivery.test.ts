@@ -262,9 +262,11 @@ describe('log shipping survives SIGKILLs, rotations and a receiver outage', () =
     expect(duplicatePushes.filter((p) => p > outage.from && p <= killedAtPush[1]!)).toEqual([]);
   });
 
-  it('every push matched the Loki schema: nothing was rejected', () => {
+  it('every push matched the Loki schema: nothing was rejected; gzipped bodies, a service_name for Loki 3', () => {
     expect(receiver.rejections).toEqual([]);
-    for (const l of log.lines) expect(l.labels).toEqual({ server: 'wse-1', log_type: ACCESS, severity: 'info' });
+    for (const l of log.lines) expect(l.labels).toEqual({ service_name: 'wowza', server: 'wse-1', log_type: ACCESS, severity: 'info' });
+    expect(receiver.pushes).toBeGreaterThan(0);
+    expect(receiver.gzipped).toBe(receiver.pushes);
   });
 
   it('a play line arrives as a typed record: ISO-8601 UTC timestamp, numbers for bytes, null for "-"', () => {

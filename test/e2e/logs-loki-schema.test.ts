@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { logEntry } from '../../src/logs/log-entry.js';
 import { buildLokiPush, encodeLokiPush } from '../../src/logs/sinks/loki-sink.js';
@@ -38,13 +39,33 @@ describe('Loki-compatible test receiver', () => {
     ['a timestamp in milliseconds with a dot', { streams: [{ ...good.streams[0], values: [['1700000000000.5', 'x']] }] }],
     ['timestamps going back', { streams: [{ ...good.streams[0], values: [['2', 'x'], ['1', 'y']] }] }],
     ['a line that is not a string', { streams: [{ ...good.streams[0], values: [['1', { a: 1 }]] }] }],
-    ['a value with a third element', { streams: [{ ...good.streams[0], values: [['1', 'x', {}]] }] }],
+    ['empty structured metadata', { streams: [{ ...good.streams[0], values: [['1', 'x', {}]] }] }],
+    ['structured metadata that is not a string', { streams: [{ ...good.streams[0], values: [['1', 'x', { c_ip: 7 }]] }] }],
+    ['a value with a fourth element', { streams: [{ ...good.streams[0], values: [['1', 'x', { a: 'b' }, 'y']] }] }],
     ['an extra key in a stream', { streams: [{ ...good.streams[0], labels: '{}' }] }],
   ])('refuses %s with 400 and counts it', async (_name, body) => {
     receiver = await startLokiReceiver();
     expect((await push(receiver, body)).status).toBe(400);
     expect(receiver.rejections).toHaveLength(1);
     expect(receiver.lines).toEqual([]);
+  });
+
+  it('takes gzip bodies as Loki does, and structured metadata of string values', async () => {
+    receiver = await startLokiReceiver();
+    const withMeta = { streams: [{ ...good.streams[0], values: [['1', 'x', { c_ip: '203.0.113.7' }]] }] };
+    const res = await fetch(`${receiver.url}/loki/api/v1/push`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify(withMeta)) });
+    expect(res.status).toBe(204);
+    expect(receiver.gzipped).toBe(1);
+    expect(receiver.lines[0]!.metadata).toEqual({ c_ip: '203.0.113.7' });
+  });
+
+  it.each([
+    ['deflate', 'deflate', Buffer.from('x')],
+    ['a body that is not gzip', 'gzip', Buffer.from('{"streams":[]}')],
+  ])('refuses %s', async (_name, encoding, body) => {
+    receiver = await startLokiReceiver();
+    const res = await fetch(`${receiver.url}/loki/api/v1/push`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body });
+    expect(res.status).toBe(400);
   });
 
   it('refuses a body that is not sent as application/json', async () => {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 
 /**
  * A loopback stand-in for Loki's `POST /loki/api/v1/push` (JSON). Stricter than Loki on purpose: it
@@ -11,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 export const PUSH_PATH = '/loki/api/v1/push';
 
 /** The only stream labels the shipper may set (it configures no static ones in these tests). */
-export const ALLOWED_LABELS: ReadonlySet<string> = new Set(['server', 'log_type', 'severity']);
+export const ALLOWED_LABELS: ReadonlySet<string> = new Set(['server', 'log_type', 'severity', 'service_name']);
 
 /** One accepted line. */
 export interface ReceivedLine {
@@ -19,6 +20,8 @@ export interface ReceivedLine {
   /** Unix nanoseconds, as sent (a string of digits). */
   ns: string;
   line: string;
+  /** Loki 3 structured metadata sent with the line, if any. */
+  metadata?: Readonly<Record<string, string>>;
   /** Which accepted push it came in (1, 2, ...). */
   push: number;
   /** When it was accepted (epoch ms). */
@@ -30,7 +33,8 @@ export interface Rejection {
   reason: string;
 }
 
-export type ValidatedPush = { ok: true; streams: Array<{ labels: Record<string, string>; values: Array<[string, string]> }> } | { ok: false; reason: string };
+type Value = [string, string] | [string, string, Record<string, string>];
+export type ValidatedPush = { ok: true; streams: Array<{ labels: Record<string, string>; values: Value[] }> } | { ok: false; reason: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -44,7 +48,7 @@ export function validateLokiPush(body: unknown): ValidatedPush {
   const extra = Object.keys(body).filter((k) => k !== 'streams');
   if (extra.length > 0) return { ok: false, reason: `unexpected top-level keys: ${extra.join(', ')}` };
   if (!Array.isArray(body.streams) || body.streams.length === 0) return { ok: false, reason: 'streams must be a non-empty array' };
-  const streams: Array<{ labels: Record<string, string>; values: Array<[string, string]> }> = [];
+  const streams: Array<{ labels: Record<string, string>; values: Value[] }> = [];
   for (const [i, s] of body.streams.entries()) {
     const where = `streams[${i}]`;
     if (!isObject(s)) return { ok: false, reason: `${where} is not an object` };
@@ -58,18 +62,26 @@ export function validateLokiPush(body: unknown): ValidatedPush {
       labels[name] = value;
     }
     if (!Array.isArray(s.values) || s.values.length === 0) return { ok: false, reason: `${where}.values must be a non-empty array` };
-    const values: Array<[string, string]> = [];
+    const values: Value[] = [];
     let last = -1n;
     for (const [j, v] of s.values.entries()) {
       const at = `${where}.values[${j}]`;
-      if (!Array.isArray(v) || v.length !== 2) return { ok: false, reason: `${at} must be [ns-string, line]` };
-      const [ns, line] = v as unknown[];
+      if (!Array.isArray(v) || (v.length !== 2 && v.length !== 3)) return { ok: false, reason: `${at} must be [ns-string, line] or [ns-string, line, {structured metadata}]` };
+      const [ns, line, meta] = v as unknown[];
+      // Loki 3's structured metadata: an object of string values, never empty.
+      if (v.length === 3) {
+        if (!isObject(meta) || Object.keys(meta).length === 0) return { ok: false, reason: `${at}[2] must be a non-empty object of structured metadata` };
+        for (const [k, mv] of Object.entries(meta)) {
+          if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) return { ok: false, reason: `${at}[2]: metadata name "${k}" is not a label name` };
+          if (typeof mv !== 'string') return { ok: false, reason: `${at}[2].${k} must be a string` };
+        }
+      }
       if (typeof ns !== 'string' || !/^\d{1,19}$/.test(ns)) return { ok: false, reason: `${at}[0] must be a string of digits (unix nanoseconds), got ${JSON.stringify(ns)}` };
       if (typeof line !== 'string') return { ok: false, reason: `${at}[1] must be a string` };
       const t = BigInt(ns);
       if (t < last) return { ok: false, reason: `${at}: timestamp ${ns} goes back in time within the stream` };
       last = t;
-      values.push([ns, line]);
+      values.push(v.length === 3 ? [ns, line, meta as Record<string, string>] : [ns, line]);
     }
     streams.push({ labels, values });
   }
@@ -86,6 +98,8 @@ export interface LokiReceiver {
   readonly rejections: readonly Rejection[];
   /** Pushes accepted. */
   readonly pushes: number;
+  /** Accepted pushes whose body came gzipped (`Content-Encoding: gzip`). */
+  readonly gzipped: number;
   /** 503 answers given while down in `unavailable` mode. */
   readonly unavailableAnswers: number;
   /** `refuse`: stop listening (connections are refused); `unavailable`: answer every push 503. */
@@ -117,6 +131,7 @@ export async function startLokiReceiver(): Promise<LokiReceiver> {
   const lines: ReceivedLine[] = [];
   const rejections: Rejection[] = [];
   let pushes = 0;
+  let gzipped = 0;
   let unavailableAnswers = 0;
   let mode: 'up' | 'refuse' | 'unavailable' = 'up';
 
@@ -142,18 +157,27 @@ export async function startLokiReceiver(): Promise<LokiReceiver> {
       if (req.method !== 'POST') return reject(res, 405, `method ${req.method} not allowed`);
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (type !== 'application/json') return reject(res, 400, `content-type must be application/json, got "${type}"`);
-      if (req.headers['content-encoding']) return reject(res, 400, `unexpected content-encoding ${req.headers['content-encoding']}`);
+      // Loki's push handler takes gzip (and deflate); the shipper sends gzip or nothing.
+      const encoding = req.headers['content-encoding'];
+      if (encoding !== undefined && encoding !== 'gzip') return reject(res, 400, `unexpected content-encoding ${encoding}`);
+      let text: string;
+      try {
+        text = (encoding === 'gzip' ? gunzipSync(body, { maxOutputLength: MAX_BODY * 4 }) : body).toString('utf8');
+      } catch (err) {
+        return reject(res, 400, `body is not gzip: ${(err as Error).message}`);
+      }
       let parsed: unknown;
       try {
-        parsed = JSON.parse(body.toString('utf8'));
+        parsed = JSON.parse(text);
       } catch (err) {
         return reject(res, 400, `body is not JSON: ${(err as Error).message}`);
       }
       const push = validateLokiPush(parsed);
       if (!push.ok) return reject(res, 400, push.reason);
       pushes++;
+      if (encoding === 'gzip') gzipped++;
       const at = Date.now();
-      for (const s of push.streams) for (const [ns, line] of s.values) lines.push({ labels: s.labels, ns, line, push: pushes, at });
+      for (const s of push.streams) for (const [ns, line, metadata] of s.values) lines.push({ labels: s.labels, ns, line, push: pushes, at, ...(metadata ? { metadata } : {}) });
       res.writeHead(204);
       res.end();
     })();
@@ -184,6 +208,9 @@ export async function startLokiReceiver(): Promise<LokiReceiver> {
     rejections,
     get pushes() {
       return pushes;
+    },
+    get gzipped() {
+      return gzipped;
     },
     get unavailableAnswers() {
       return unavailableAnswers;

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,7 @@ import { logEntry, type LogEntry } from '../../src/logs/log-entry.js';
 import { startLogShipping, type LogShipping } from '../../src/logs/log-shipping.js';
 import { ACCESS_LOG_FIELDS, ERROR_LOG_FIELDS, MemoryLogSource, w3cLine } from '../helpers/memory-log-source.js';
 import { FileSink } from '../../src/logs/sinks/file-sink.js';
-import { buildLokiPush, encodeLokiPush, lokiPushUrl } from '../../src/logs/sinks/loki-sink.js';
+import { buildLokiPush, encodeLokiPush, lokiPushUrl, metadataKey } from '../../src/logs/sinks/loki-sink.js';
 import { waitFor } from '../helpers/ports.js';
 
 const ACCESS = 'wowzastreamingengine_access';
@@ -48,11 +49,15 @@ interface Received {
 async function receiver(respond: (n: number, res: ServerResponse) => void = (_n, res) => res.writeHead(204).end(), port = 0) {
   const requests: Received[] = [];
   const server: Server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (d: string) => (body += d));
+    // When the request arrived (its headers), not when its body ended: the sender's timeout runs from the sending.
+    const at = Date.now();
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
     req.on('end', () => {
-      requests.push({ headers: req.headers, body, at: Date.now() });
+      // The Loki sink gzips its bodies (Content-Encoding: gzip); the tests read what Loki would read.
+      const raw = Buffer.concat(chunks);
+      const body = (req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
+      requests.push({ headers: req.headers, body, at });
       respond(requests.length, res);
     });
   });
@@ -136,17 +141,18 @@ describe('loki sink', () => {
 
     for (const r of loki.requests) {
       expect(r.headers['content-type']).toBe('application/json');
+      expect(r.headers['content-encoding']).toBe('gzip');
       expect(r.headers['x-scope-orgid']).toBe('media');
       expect(r.headers.authorization).toBe(`Basic ${Buffer.from(`wowza:${PASSWORD}`).toString('base64')}`);
       for (const s of PushBody.parse(JSON.parse(r.body)).streams) {
-        expect(Object.keys(s.stream).sort()).toEqual(['env', 'log_type', 'server', 'severity']);
+        expect(Object.keys(s.stream).sort()).toEqual(['env', 'log_type', 'server', 'service_name', 'severity']);
         const ns = s.values.map(([t]) => BigInt(t));
         expect(ns).toEqual([...ns].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
       }
     }
     const pushed = pushedLines(loki.requests);
     const a1 = pushed.find((p) => p.record['x-comment'] === 'a1')!;
-    expect(a1.labels).toEqual({ env: 'test', server: 'edge-1', log_type: ACCESS, severity: 'info' });
+    expect(a1.labels).toEqual({ env: 'test', service_name: 'wowza', server: 'edge-1', log_type: ACCESS, severity: 'info' });
     expect(a1.ns).toBe(BigInt(Date.UTC(2024, 0, 15, 10, 0, 1)) * 1_000_000n);
     expect(a1.record).toMatchObject({ timestamp: '2024-01-15T10:00:01.000Z', 'x-event': 'play', 'sc-bytes': 4096, 'x-file-size': null });
     expect(a1.record).not.toHaveProperty('server'); // it is a label
@@ -221,6 +227,30 @@ describe('loki sink', () => {
     // The body written piece by piece is byte for byte the JSON of the push object.
     expect(encodeLokiPush(entries, { env: 'prod "eu"' }).toString('utf8')).toBe(JSON.stringify(body));
     expect(encodeLokiPush([]).toString('utf8')).toBe(JSON.stringify(buildLokiPush([])));
+
+    // Structured metadata (Loki 3): only the fields asked for, only where the record has a value; keys as label names.
+    const withIp = logEntry('s', 't', '', { 'x-severity': 'INFO', 'c-ip': '203.0.113.7', 'x-stream-id': '-', 'x-sname': 'cam1' }, 5);
+    const meta = [{ field: 'c-ip', key: metadataKey('c-ip') }, { field: 'x-stream-id', key: metadataKey('x-stream-id') }, { field: 'x-sname', key: 'x_sname' }];
+    const metaBody = buildLokiPush([withIp, entry(6, 'INFO')], {}, meta);
+    expect(metaBody.streams[0]!.values).toEqual([
+      ['5000000', expect.any(String), { c_ip: '203.0.113.7', x_sname: 'cam1' }],
+      ['6000000', expect.any(String)],
+    ]);
+    expect(encodeLokiPush([withIp, entry(6, 'INFO')], {}, meta).toString('utf8')).toBe(JSON.stringify(metaBody));
+  });
+
+  it('sends service_name, gzip or plain bodies as configured, and structured metadata only when asked', async () => {
+    const loki = await receiver();
+    const src = new MemoryLogSource('edge-2').addLog(ACCESS, ACCESS_LOG_FIELDS);
+    src.append(ACCESS, [access('m1', '10:00:00')]);
+    await ship(src, { sinks: [{ type: 'loki', url: loki.url, service_name: 'wowza-edge', compression: 'none', structured_metadata: ['c-ip', 'x-sname'] }] });
+    await waitFor('the push', () => loki.requests.length >= 1 || undefined);
+    const r = loki.requests[0]!;
+    expect(r.headers['content-encoding']).toBeUndefined();
+    const [stream] = (JSON.parse(r.body) as { streams: Array<{ stream: Record<string, string>; values: unknown[][] }> }).streams;
+    expect(stream!.stream.service_name).toBe('wowza-edge');
+    // c-ip is `-` in this line: left out rather than sent empty.
+    expect(stream!.values[0]![2]).toEqual({ x_sname: 'cam1' });
   });
 });
 
