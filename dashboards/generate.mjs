@@ -9,9 +9,10 @@
  * dashboards consistent (datasource variable on every query, a unit and a description on every panel,
  * $__rate_interval in rates) instead of four hand-edited files drifting apart. Edit here, not in the JSON.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 import { URL, fileURLToPath } from 'node:url';
+import { writeDashboardConfigMaps } from '../deploy/kubernetes/components/kube-prometheus-stack/generate-dashboards.mjs';
 
 const PROM = { type: 'prometheus', uid: '${datasource}' };
 const LOKI = { type: 'loki', uid: '${loki_datasource}' };
@@ -738,7 +739,7 @@ const streams = dashboard({
         unit: 'none',
         h: 10,
         states: ['not connected', 'connected'],
-        description: 'Connected state of each incoming stream over time (wowza_stream_connected). A stream that leaves the instance list leaves a gap; WowzaStreamDown fires for streams that were connected and are not.',
+        description: 'Connected state of each incoming stream over time (wowza_stream_connected). A stream that leaves the instance list leaves a gap; WowzaExpectedStreamDown fires for streams named in expected_streams that are not connected.',
         targets: [prom(`wowza_stream_connected{${ST},rendition=""}`, STREAM_LEGEND)],
       }),
       table({
@@ -747,7 +748,7 @@ const streams = dashboard({
         h: 10,
         description: 'Streams measured by the stream collector with their uptime, source scheme (never the source URL) and whether Stream Manager created them (wowza_stream_info, wowza_stream_uptime_seconds).',
         targets: [prom(`wowza_stream_info{${ST},rendition=""} * ignoring (source_scheme, stream_manager) group_left wowza_stream_uptime_seconds{${ST},rendition=""}`, '', { instant: true })],
-        hide: ['job', 'instance', 'exported_instance', 'vhost'],
+        hide: ['job', 'instance', 'app_instance', 'vhost'],
         columns: { server: 'Server', application: 'Application', stream: 'Stream', Value: 'Uptime', source_scheme: 'Source', stream_manager: 'Stream Manager' },
         sortBy: [{ displayName: 'Uptime', desc: true }],
       }),
@@ -812,7 +813,7 @@ const streams = dashboard({
 // Logs
 
 const L = `${SRV},log_type=~"$log_type"`;
-const LINES = 'suffix: lines/s';
+const LINES = 'suffix:lines/s';
 
 const logsDashboard = dashboard({
   uid: 'wowza-logs',
@@ -876,7 +877,7 @@ const logsDashboard = dashboard({
       }),
       timeseries({
         title: 'Events',
-        unit: 'suffix: events/s',
+        unit: 'suffix:events/s',
         w: 24,
         description: 'Log records per second by category and event (wowza_log_events_total): connect, play, publish, unpublish and the rest; values outside the known sets count as other.',
         targets: [prom(`sum by (category, event) (rate(wowza_log_events_total{${L}}[$__rate_interval]))`, '{{category}} {{event}}')],
@@ -915,14 +916,14 @@ const logsDashboard = dashboard({
       }),
       timeseries({
         title: 'Delivery failures per sink',
-        unit: 'suffix: failures/s',
+        unit: 'suffix:failures/s',
         w: 8,
         description: 'Failed delivery attempts per second, retries included (wowza_log_forward_failures_total). WowzaLogForwardingFailing fires when nothing gets through.',
         targets: [prom(`sum by (sink) (rate(wowza_log_forward_failures_total{${L}}[$__rate_interval]))`, '{{sink}}')],
       }),
       timeseries({
         title: 'Queue per sink',
-        unit: 'suffix: lines',
+        unit: 'suffix:lines',
         w: 8,
         description: 'Lines waiting for each sink or being sent (wowza_log_forward_queue_lines). When the queue is full the follower pauses instead of dropping lines; WowzaLogForwardQueueGrowing fires when it keeps growing.',
         targets: [prom(`sum by (server, log_type, sink) (wowza_log_forward_queue_lines{${L}})`, '{{server}} {{log_type}} {{sink}}')],
@@ -949,12 +950,55 @@ export const DASHBOARDS = {
   'wowza-logs.json': logsDashboard,
 };
 
+const PLUGIN_NAMES = { prometheus: 'Prometheus', loki: 'Loki' };
+const PANEL_NAMES = { timeseries: 'Time series', stat: 'Stat', table: 'Table', logs: 'Logs', gauge: 'Gauge', bargauge: 'Bar gauge', text: 'Text', 'state-timeline': 'State timeline', row: 'Row' };
+
+/**
+ * The dashboard as Grafana's "Export for sharing externally" writes it, for grafana.com and Import: `__inputs` make the
+ * import ask for a Prometheus (and Loki) datasource, `__requires` say what it needs, and each datasource variable
+ * starts at the datasource picked there.
+ */
+function forSharing(model) {
+  const inputs = [];
+  const variables = model.templating.list.map((v) => {
+    if (v.type !== 'datasource') return v;
+    const input = `DS_${v.query.toUpperCase()}`;
+    inputs.push({ name: input, label: PLUGIN_NAMES[v.query] ?? v.query, description: v.label, type: 'datasource', pluginId: v.query, pluginName: PLUGIN_NAMES[v.query] ?? v.query });
+    return { ...v, current: { selected: false, text: `\${${input}}`, value: `\${${input}}` } };
+  });
+  const panelTypes = new Set();
+  const walk = (panels) => {
+    for (const p of panels ?? []) {
+      panelTypes.add(p.type);
+      walk(p.panels);
+    }
+  };
+  walk(model.panels);
+  const requires = [
+    { type: 'grafana', id: 'grafana', name: 'Grafana', version: '11.0.0' },
+    ...inputs.map((i) => ({ type: 'datasource', id: i.pluginId, name: i.pluginName, version: '1.0.0' })),
+    ...[...panelTypes].filter((t) => t !== 'row').sort().map((t) => ({ type: 'panel', id: t, name: PANEL_NAMES[t] ?? t, version: '' })),
+  ];
+  const { id: _id, ...rest } = model;
+  return { __inputs: inputs, __elements: {}, __requires: requires, ...rest, id: null, templating: { list: variables } };
+}
+
+/** Every file the generator writes, path relative to this directory -> text. */
+function outputs() {
+  const out = new Map();
+  for (const [file, model] of Object.entries(DASHBOARDS)) {
+    out.set(file, `${JSON.stringify(model, null, 2)}\n`);
+    out.set(`grafana.com/${file}`, `${JSON.stringify(forSharing(model), null, 2)}\n`);
+  }
+  return out;
+}
+
 function main(argv) {
   const check = argv.includes('--check');
   const stale = [];
-  for (const [file, model] of Object.entries(DASHBOARDS)) {
+  mkdirSync(fileURLToPath(new URL('grafana.com/', import.meta.url)), { recursive: true });
+  for (const [file, text] of outputs()) {
     const path = fileURLToPath(new URL(file, import.meta.url));
-    const text = `${JSON.stringify(model, null, 2)}\n`;
     if (check) {
       let current = '';
       try {
@@ -971,6 +1015,8 @@ function main(argv) {
     process.stderr.write(`dashboards out of date: ${stale.join(', ')}; run \`node dashboards/generate.mjs\`\n`);
     process.exit(1);
   }
+  // The kube-prometheus-stack component ships them as ConfigMaps: kept in step here.
+  if (!check) writeDashboardConfigMaps();
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main(process.argv.slice(2));

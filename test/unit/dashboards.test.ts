@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { type Dashboard, type Panel, allPanels, loadDashboards, lokiPanels, panelQueries, substituteVariables, targetDatasourceType } from '../helpers/dashboards.js';
 import { missingTool, promtoolPath } from '../helpers/prometheus.js';
+import { promqlSyntaxErrors } from '../helpers/promql.js';
 
 const files = loadDashboards();
 const byUid = new Map(files.map((f) => [f.dashboard.uid, f.dashboard]));
@@ -18,6 +19,13 @@ const UIDS: Record<string, string> = {
   'wowza-server.json': 'wowza-server',
   'wowza-streams.json': 'wowza-streams',
 };
+
+/**
+ * Unit ids of Grafana's value formats (packages/grafana-data/src/valueFormats/categories.ts) that these dashboards may
+ * use, or a custom `suffix:`/`prefix:` one. Grafana puts the space between value and suffix itself: `suffix: lines/s`
+ * would show two.
+ */
+const GRAFANA_UNIT = /^(?:none|short|percentunit|bytes|bps|reqps|s|dtdurations|dateTimeAsIso|bool_yes_no|(?:suffix|prefix):\S.*)$/;
 
 const everyPanel = files.flatMap(({ dashboard }) => allPanels(dashboard).map((panel) => ({ dashboard, panel })));
 const label = (d: Dashboard, p: Panel) => `${d.uid} / ${p.title}`;
@@ -52,6 +60,29 @@ function selectors(expr: string): Array<{ name: string; matchers: string }> {
   for (const m of expr.matchAll(token)) if (m[1] !== undefined) out.push({ name: m[1], matchers: m[2] ?? '' });
   return out;
 }
+
+describe('dashboards/grafana.com/: the exports for grafana.com and Import', () => {
+  it.each(files.map((f) => [f.file, f.dashboard] as const))('%s asks for its datasources and says what it needs', (file, dashboard) => {
+    const exported = JSON.parse(readFileSync(new URL(`../../dashboards/grafana.com/${file}`, import.meta.url), 'utf8')) as Record<string, unknown> & {
+      __inputs: Array<{ name: string; type: string; pluginId: string }>;
+      __requires: Array<{ type: string; id: string }>;
+      templating: { list: Array<{ type: string; query: string; current: { value?: string } }> };
+      panels: unknown;
+    };
+    const dsVariables = dashboard.templating.list.filter((v) => v.type === 'datasource');
+    expect(exported.__inputs.map((i) => i.pluginId).sort()).toEqual(dsVariables.map((v) => String(v.query)).sort());
+    for (const v of exported.templating.list.filter((x) => x.type === 'datasource')) {
+      const input = exported.__inputs.find((i) => i.pluginId === v.query)!;
+      expect(v.current.value).toBe(`\${${input.name}}`);
+    }
+    expect(exported.__requires.filter((r) => r.type === 'grafana')).toHaveLength(1);
+    for (const i of exported.__inputs) expect(exported.__requires).toContainEqual(expect.objectContaining({ type: 'datasource', id: i.pluginId }));
+    // The same dashboard otherwise: panels, uid and title as provisioned.
+    expect(exported.panels).toEqual(dashboard.panels);
+    expect(exported.uid).toBe(dashboard.uid);
+    expect(exported.id).toBeNull();
+  });
+});
 
 describe('dashboards/', () => {
   it('is what dashboards/generate.mjs produces (edit the generator, then run it)', () => {
@@ -97,7 +128,7 @@ describe('dashboards/', () => {
   it.each(everyPanel.map(({ dashboard, panel }) => [label(dashboard, panel), dashboard, panel] as const))('%s: description, unit, datasource variable', (_l, _d, panel) => {
     expect((panel.description ?? '').trim().length).toBeGreaterThanOrEqual(20);
     // A logs panel shows text: it has no values to give a unit to.
-    if (panel.type !== 'logs') expect(panel.fieldConfig?.defaults?.unit).toMatch(/\S/);
+    if (panel.type !== 'logs') expect(GRAFANA_UNIT.test(panel.fieldConfig?.defaults?.unit ?? ''), panel.fieldConfig?.defaults?.unit).toBe(true);
     expect(panel.datasource?.uid).toMatch(/^\$\{\w+\}$/);
     expect(panel.targets?.length).toBeGreaterThan(0);
     for (const t of panel.targets ?? []) expect(t.datasource?.uid).toBe(panel.datasource?.uid);
@@ -221,6 +252,18 @@ describe('test/helpers/dashboards.ts', () => {
 
   it('names an unknown variable instead of sending it to Prometheus', () => {
     expect(() => substituteVariables('up{job=~"$nope"}', byUid.get('wowza-fleet')!)).toThrow(/unknown variable \$nope/);
+  });
+});
+
+describe('dashboard PromQL (parsed by @prometheus-io/lezer-promql, the grammar of Prometheus\' UI)', () => {
+  it.each(panelQueries().map((q) => [`${q.dashboard} / ${q.panel}`, q.query] as const))('%s', (_where, query) => {
+    expect(promqlSyntaxErrors(query), query).toEqual([]);
+  });
+
+  it('the parser finds errors where there are some', () => {
+    expect(promqlSyntaxErrors('sum by (server (rate(x[5m]))')).not.toEqual([]);
+    expect(promqlSyntaxErrors('rate(wowza_log_lines_total{severity=~"error"}[5m]) > 0.1 unless')).not.toEqual([]);
+    expect(promqlSyntaxErrors('sum by (server) (rate(wowza_log_lines_total{severity=~"(?i)error"}[5m]))')).toEqual([]);
   });
 });
 
