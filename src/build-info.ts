@@ -1,16 +1,37 @@
 import { readFileSync } from 'node:fs';
 
-function packageVersion(): string {
+function readJson(url: URL): Record<string, unknown> {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? 'unknown';
+    return JSON.parse(readFileSync(url, 'utf8')) as Record<string, unknown>;
   } catch {
-    return 'unknown';
+    return {};
   }
 }
 
-/** Version from package.json; revision from the build environment (set in the Docker image), else `unknown`. */
+const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : 'unknown');
+const pkg = readJson(new URL('../package.json', import.meta.url));
+// Written next to the compiled code by scripts/write-build-info.mjs (`npm run build`).
+const built = readJson(new URL('./build-info.json', import.meta.url));
+
+/**
+ * Version from package.json; revision, branch, date and user of the build from dist/build-info.json. The environment's
+ * WOWZA_EXPORTER_REVISION (set in the Docker image, built without .git) wins for the revision.
+ */
 export const BUILD = {
-  version: packageVersion(),
-  revision: process.env.WOWZA_EXPORTER_REVISION ?? 'unknown',
+  version: text(pkg.version),
+  revision: process.env.WOWZA_EXPORTER_REVISION || text(built.revision),
+  branch: text(built.branch),
+  buildUser: text(built.buildUser),
+  buildDate: text(built.buildDate),
 };
+
+/** `--version`, laid out as Prometheus components print theirs. */
+export function versionText(): string {
+  return [
+    `wowza-exporter, version ${BUILD.version} (branch: ${BUILD.branch}, revision: ${BUILD.revision})`,
+    `  build user:       ${BUILD.buildUser}`,
+    `  build date:       ${BUILD.buildDate}`,
+    `  node version:     ${process.version}`,
+    `  platform:         ${process.platform}/${process.arch}`,
+  ].join('\n');
+}

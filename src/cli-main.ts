@@ -1,5 +1,6 @@
 import yargs, { type CommandModule } from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { versionText } from './build-info.js';
 import { ConfigError } from './config/errors.js';
 
 /** Every command, in the order help lists them, loaded on demand. */
@@ -42,7 +43,7 @@ export async function main(argv: string[]): Promise<void> {
     .strict()
     .help()
     .alias('h', 'help')
-    .version()
+    .version(versionText())
     .wrap(Math.min(120, process.stdout.columns || 100))
     .fail((msg, err) => {
       if (err) throw err;

@@ -7,12 +7,13 @@ import { RefreshThrottle } from './collectors/refresh-throttle.js';
 import { detectConnectionCounts } from './collectors/connection-counts-detect.js';
 import { crossSiteReason } from './http/cross-site.js';
 import { ConfigError } from './config/errors.js';
-import { fileTarget, intervalFor, type RuntimeConfig } from './config/load.js';
+import { fileTarget, intervalFor, listenAddresses, type RuntimeConfig } from './config/load.js';
 import { ServersFiles } from './config/servers-files.js';
 import { inShard } from './config/shard.js';
 import { defaultRequestTimeoutMs, pollDeadlineMs } from './collectors/poll-deadline.js';
 import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from './http/probe.js';
 import { sendMetrics, sendText, startExporterServer, type RouteHandler } from './http/server.js';
+import { systemdSockets } from './http/systemd-socket.js';
 import { buildStatus, StatusFacts } from './http/status.js';
 import { sendFavicon, sendStatusPage } from './http/status-page.js';
 import { basicAuthGuard, createServerFactory, loadWebConfig } from './http/web-config.js';
@@ -123,6 +124,9 @@ const pollSettings = (rt: RuntimeConfig) => JSON.stringify({ poll: rt.config.pol
 const logSettings = (rt: RuntimeConfig) => JSON.stringify({ logs: rt.config.logs, enabled: rt.collectors.logs.enabled });
 const videoSettings = (rt: RuntimeConfig) => JSON.stringify({ video: rt.config.video, enabled: rt.collectors.video.enabled, token: rt.videoToken });
 
+/** Health checks: answered without basic auth. */
+const HEALTH_PATHS: ReadonlySet<string> = new Set(['/-/healthy', '/-/ready']);
+
 export async function startExporter(initial: RuntimeConfig, logger: Logger, extra: ExporterExtras = {}): Promise<Exporter> {
   const self = extra.selfMetrics ?? createSelfMetrics();
   const store = new SnapshotStore();
@@ -191,7 +195,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     for (const g of files?.groups() ?? []) {
       for (const url of g.targets) {
         try {
-          const { target, logTarget } = fileTarget(runtime, g.module, url, g.labels);
+          const { target, logTarget } = fileTarget(runtime, g.module, url, g.labels, g.expectedStreams);
           take(target.name, { target, logTarget }, g.file);
         } catch (err) {
           if (!(err instanceof ConfigError)) throw err;
@@ -311,7 +315,9 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   };
 
   const routes = new Map<string, RouteHandler>();
-  routes.set('/metrics', async (req, res) => {
+  // Like every web.* setting, read at start.
+  const telemetryPath = initial.config.web.telemetry_path;
+  routes.set(telemetryPath, async (req, res) => {
     const fresh = await ownMetrics();
     await sendMetrics(req, res, { cached: store.encoded(), fresh });
   });
@@ -430,7 +436,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       ...(runtime.config.webhooks.enabled ? { webhooks: { auth: runtime.webhookSecret === undefined ? ('none' as const) : runtime.config.webhooks.auth, lastEvent } } : {}),
     });
   const links = [
-    { path: '/metrics', text: 'Metrics' },
+    { path: telemetryPath, text: 'Metrics' },
     { path: '/api/v1/status', text: 'Status (JSON)' },
     { path: '/-/healthy', text: 'Health' },
     { path: '/-/ready', text: 'Readiness' },
@@ -453,10 +459,13 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   let http;
   try {
     http = await startExporterServer({
-      listenAddress: runtime.config.web.listen_address,
+      listen: runtime.config.web.systemd_socket ? systemdSockets().map((fd) => ({ fd })) : listenAddresses(runtime.config).map((address) => ({ address })),
       logger,
       routes,
       ...(web ? { createWith: createServerFactory(web, (msg, meta) => logger.warn(meta, msg)), guard: basicAuthGuard(web), tls: web.tls !== undefined } : {}),
+      // Kubelet and load-balancer probes carry no credentials: with basic auth on, a guarded health check would restart
+      // the pod in a loop. They say "OK" or "ready" and nothing else; TLS and client certificates still apply.
+      open: HEALTH_PATHS,
       links,
     });
   } catch (err) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Writes prometheusrule.yaml (a Prometheus Operator PrometheusRule) from ../prometheus/rules/wowza.rules.yml,
- * so that Kubernetes and plain Prometheus load the same rules.
+ * so that Kubernetes and plain Prometheus load the same rules. For another job selector or runbook location, use
+ * ../prometheus/render-rules.mjs --prometheusrule.
  *
  *   node deploy/kubernetes/generate-prometheusrule.mjs          rewrite prometheusrule.yaml
  *   node deploy/kubernetes/generate-prometheusrule.mjs --check  exit 1 when it is out of date
@@ -9,25 +10,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 import { URL, fileURLToPath } from 'node:url';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
+import { prometheusRule, renderRules } from '../prometheus/render-rules.mjs';
 
-const rulesPath = fileURLToPath(new URL('../prometheus/rules/wowza.rules.yml', import.meta.url));
 const outPath = fileURLToPath(new URL('prometheusrule.yaml', import.meta.url));
 
-const rules = parse(readFileSync(rulesPath, 'utf8'));
-const resource = {
-  apiVersion: 'monitoring.coreos.com/v1',
-  kind: 'PrometheusRule',
-  metadata: {
-    name: 'wowza-exporter',
-    labels: { 'app.kubernetes.io/name': 'wowza-exporter', 'app.kubernetes.io/component': 'exporter' },
-  },
-  spec: { groups: rules.groups },
-};
 const text = [
   '# Generated from deploy/prometheus/rules/wowza.rules.yml by generate-prometheusrule.mjs: do not edit.',
-  '# Your Prometheus must select it (ruleSelector, often a `release` label).',
-  stringify(resource, { lineWidth: 0 }),
+  '# Your Prometheus must select it (ruleSelector; kube-prometheus-stack: components/kube-prometheus-stack).',
+  stringify(prometheusRule(renderRules()), { lineWidth: 0 }),
 ].join('\n');
 
 if (process.argv.includes('--check')) {

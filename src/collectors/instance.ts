@@ -6,7 +6,7 @@ import type { StreamRef } from './discovery.js';
 
 /** The labels that name one incoming stream (rendition only when reported under its base stream). */
 export function streamLabels(server: string, s: StreamRef): Labels {
-  const labels: Record<string, string> = { server, vhost: s.vhost, application: s.app, instance: s.instance, stream: s.label };
+  const labels: Record<string, string> = { server, vhost: s.vhost, application: s.app, app_instance: s.instance, stream: s.label };
   if (s.rendition !== undefined) labels.rendition = s.rendition;
   return labels;
 }
@@ -21,7 +21,7 @@ export const instanceCollector: Collector = {
   async poll(ctx, out) {
     const topology = await ctx.discovery.get(ctx.signal);
     for (const { vhost, app, instance } of topology.instances) {
-      const labels = { server: ctx.server, vhost, application: app, instance: instance.name };
+      const labels = { server: ctx.server, vhost, application: app, app_instance: instance.name };
       out.add(M.instanceIncomingStreams, labels, instance.incomingStreams.length);
       out.add(M.instanceOutgoingStreams, labels, instance.outgoingStreams?.length);
       out.add(M.instanceRecorders, labels, instance.recorders?.length);

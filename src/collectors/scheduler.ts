@@ -12,6 +12,7 @@ import { Discovery } from './discovery.js';
 import { pollDeadlineMs } from './poll-deadline.js';
 import { streamIntervalWithin, type ServerSize, type StretchedInterval } from './request-budget.js';
 import { digestConcurrency } from './digest-pacing.js';
+import { EXPECTED_SET, expectedStreamsSet } from './expected-streams.js';
 
 /** Errors that mean the API was not reached or did not accept us: `wowza_up` 0. */
 const UNREACHABLE = new Set(['auth', 'network', 'tls', 'timeout']);
@@ -272,6 +273,7 @@ export class Scheduler {
     const runtime = new ServerRuntime(target, o.config, discoveryAge, o.logger.child({ component: 'discovery', server: target.name }), o.self, counts);
     this.runtimes.set(target.name, runtime);
     o.self.up.set({ server: target.name }, 0);
+    if (target.expectedStreams?.length) void o.store.put(target.name, EXPECTED_SET, expectedStreamsSet(target.name, target.expectedStreams));
     const byName = new Map(applying.map((c, i) => [c.name as string, intervals[i]!]));
     const budget = o.config.poll.max_requests_per_second;
     const streamInterval = () => streamIntervalWithin(budget, runtime.size, byName, discoveryAge, o.config.poll.jitter);

@@ -26,7 +26,9 @@ export function withWowzaFlags<T>(y: Argv<T>) {
 /** The flags only `serve` has. */
 export function withServeFlags<T>(y: Argv<T>) {
   let out = withWowzaFlags(y)
-    .option('web.listen-address', { type: 'string', describe: 'address for /metrics and /probe (default :9935)', group: 'Web:' })
+    .option('web.listen-address', { type: 'string', array: true, describe: 'address for /metrics and /probe, repeatable: every one answers (default :9935)', group: 'Web:' })
+    .option('web.telemetry-path', { type: 'string', describe: 'path of the metrics (default /metrics)', group: 'Web:' })
+    .option('web.systemd-socket', { type: 'boolean', describe: 'listen on the sockets systemd passes (socket activation) instead of --web.listen-address', group: 'Web:' })
     .option('web.config.file', { type: 'string', describe: 'exporter-toolkit web config (TLS, basic auth)', group: 'Web:' })
     .option('web.enable-lifecycle', { type: 'boolean', describe: 'serve POST /-/reload (off: only SIGHUP reloads)', group: 'Web:' })
     .option('poll.interval', { type: 'string', describe: 'how often collectors poll (default 15s)', group: 'Polling:' })
@@ -68,7 +70,9 @@ export function configFlagsFrom(a: Args): ConfigFlags {
     wowzaInsecureSkipVerify: a['wowza.insecure-skip-verify'] as boolean | undefined,
     wowzaCaFile: str(a, 'wowza.ca-file'),
     wowzaConnectionCountsUrl: (a['wowza.connectioncounts-url'] as string[] | undefined)?.map(String),
-    listenAddress: str(a, 'web.listen-address'),
+    listenAddress: (a['web.listen-address'] as unknown[] | undefined)?.map(String),
+    telemetryPath: str(a, 'web.telemetry-path'),
+    webSystemdSocket: a['web.systemd-socket'] as boolean | undefined,
     webConfigFile: str(a, 'web.config.file'),
     webEnableLifecycle: a['web.enable-lifecycle'] as boolean | undefined,
     pollInterval: str(a, 'poll.interval'),

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import type { WowzaTarget } from '../wowza/client.js';
+import type { ExpectedStream } from './expected-streams.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, defaultRequestTimeoutMs, pollDeadlineMs } from '../collectors/poll-deadline.js';
 import { ConfigError, describeIssues } from './errors.js';
 import { parseShard } from './shard.js';
@@ -23,7 +24,9 @@ export interface ConfigFlags {
   wowzaConnectionCountsUrl?: string[];
   /** `--shard i/N`. */
   shard?: string;
-  listenAddress?: string;
+  listenAddress?: string[];
+  telemetryPath?: string;
+  webSystemdSocket?: boolean;
   webConfigFile?: string;
   webEnableLifecycle?: boolean;
   pollInterval?: string;
@@ -71,7 +74,7 @@ export interface FileTarget {
  * A target of a target file, with the credentials and options of its module and the file's labels. Throws
  * ConfigError naming the module when its timeout cannot fit the poll deadline.
  */
-export function fileTarget(runtime: RuntimeConfig, moduleName: string, url: string, labels: Record<string, string>): FileTarget {
+export function fileTarget(runtime: RuntimeConfig, moduleName: string, url: string, labels: Record<string, string>, expectedStreams?: readonly ExpectedStream[]): FileTarget {
   const module = runtime.modules.get(moduleName);
   if (!module) throw new ConfigError(`module "${moduleName}" is not configured`);
   const m = module.config;
@@ -88,6 +91,7 @@ export function fileTarget(runtime: RuntimeConfig, moduleName: string, url: stri
     serverName: m.server_name,
     connections: connectionsFor(runtime.config),
     ...(Object.keys(labels).length > 0 ? { labels } : {}),
+    ...(expectedStreams?.length ? { expectedStreams } : {}),
   };
   return { target, logTarget: { ...target, timeoutMs: m.timeout ?? runtime.config.poll.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS } };
 }
@@ -190,7 +194,9 @@ function applyFlags(doc: Record<string, unknown>, f: ConfigFlags): void {
       throw new ConfigError(`--shard: ${(err as Error).message}`);
     }
   }
-  if (f.listenAddress !== undefined) obj(doc, 'web').listen_address = f.listenAddress;
+  if (f.listenAddress !== undefined && f.listenAddress.length > 0) obj(doc, 'web').listen_address = f.listenAddress.length === 1 ? f.listenAddress[0] : f.listenAddress;
+  if (f.telemetryPath !== undefined) obj(doc, 'web').telemetry_path = f.telemetryPath;
+  if (f.webSystemdSocket !== undefined) obj(doc, 'web').systemd_socket = f.webSystemdSocket;
   if (f.webConfigFile !== undefined) obj(doc, 'web').config_file = f.webConfigFile;
   if (f.webEnableLifecycle !== undefined) obj(doc, 'web').enable_lifecycle = f.webEnableLifecycle;
   if (f.pollInterval !== undefined) obj(doc, 'poll').interval = f.pollInterval;
@@ -407,7 +413,14 @@ function toTarget(s: ServerConfig, name: string, field: string, timeoutMs: numbe
     serverName: s.server_name,
     connections: connectionsFor(config),
     ...(s.connectioncounts_url === 'off' ? {} : s.connectioncounts_url ? { connectionCountsUrl: s.connectioncounts_url } : { connectionCountsAuto: true }),
+    ...(s.expected_streams?.length ? { expectedStreams: s.expected_streams } : {}),
   };
+}
+
+/** Every address `web.listen_address` names (one or a list). */
+export function listenAddresses(config: Config): string[] {
+  const a = config.web.listen_address;
+  return Array.isArray(a) ? a : [a];
 }
 
 /** Sockets per server: as many as requests may be in flight, so none waits for a socket inside the client. */

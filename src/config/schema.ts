@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ExpectedStreamsSchema } from './expected-streams.js';
 import { LogsConfigSchema } from '../logs/config.js';
 import { redactUrl } from '../wowza/redact.js';
 import { parseDuration } from './duration.js';
@@ -77,6 +78,17 @@ const Connection = {
   max_response_size: ByteSize.default(32 * 1024 * 1024),
 };
 
+const ListenAddress = z.string().superRefine((v, ctx) => {
+  try {
+    parseListenAddress(v);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+});
+
+/** Paths the exporter serves itself: the metrics cannot move onto one of them. */
+const RESERVED_PATHS = new Set(['/', '/-/healthy', '/-/ready', '/-/reload', '/probe', '/api/v1/status', '/favicon.ico']);
+
 export const ServerSchema = z.strictObject({
   /** The `server` label; default `host:port` of the URL. */
   name: z.string().min(1).optional(),
@@ -87,6 +99,8 @@ export const ServerSchema = z.strictObject({
    */
   // Unset: `<scheme>://<host>:8086/connectioncounts` is tried at start and every 10 minutes; `off` never.
   connectioncounts_url: z.union([z.literal('off'), httpUrl('http://127.0.0.1:8086/connectioncounts', 'the server\'s username and password_file are used')]).optional(),
+  /** Streams that must always be live (`application/stream`): wowza_stream_expected, and an alert when one is not. */
+  expected_streams: ExpectedStreamsSchema.optional(),
   ...Connection,
 });
 
@@ -139,16 +153,19 @@ export const ConfigSchema = z.strictObject({
     .optional(),
   web: z
     .strictObject({
-      listen_address: z
+      /** One address or several (every one answers), as node_exporter's repeatable --web.listen-address. */
+      listen_address: z.union([ListenAddress, z.array(ListenAddress).min(1, 'list at least one address')]).default(':9935'),
+      /** Where the metrics are served (node_exporter's --web.telemetry-path). */
+      telemetry_path: z
         .string()
-        .superRefine((v, ctx) => {
-          try {
-            parseListenAddress(v);
-          } catch (err) {
-            ctx.addIssue({ code: 'custom', message: (err as Error).message });
-          }
-        })
-        .default(':9935'),
+        .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, 'a path such as /metrics: starts with / and holds no spaces, ? or #')
+        .refine((p) => !RESERVED_PATHS.has(p), { error: (i) => `${String(i.input)} is one of the exporter's own paths (${[...RESERVED_PATHS].join(', ')})` })
+        .default('/metrics'),
+      /**
+       * Listen on the sockets systemd passes (socket activation: LISTEN_FDS, LISTEN_PID) instead of listen_address,
+       * as node_exporter's --web.systemd-socket.
+       */
+      systemd_socket: z.boolean().default(false),
       /** Prometheus exporter-toolkit web config (TLS, basic auth). */
       config_file: z.string().optional(),
       /**
@@ -157,7 +174,7 @@ export const ConfigSchema = z.strictObject({
        */
       enable_lifecycle: z.boolean().default(false),
     })
-    .default({ listen_address: ':9935', enable_lifecycle: false }),
+    .default({ listen_address: ':9935', telemetry_path: '/metrics', systemd_socket: false, enable_lifecycle: false }),
   poll: z
     .strictObject({
       interval: Duration.default(15_000),
@@ -249,6 +266,10 @@ export const ConfigSchema = z.strictObject({
       format: z.enum(['json', 'logfmt']).default('json'),
     })
     .default({ level: 'info', format: 'json' }),
+}).superRefine((c, ctx) => {
+  if (c.webhooks.enabled && c.webhooks.path === c.web.telemetry_path) {
+    ctx.addIssue({ code: 'custom', path: ['webhooks', 'path'], message: `${c.webhooks.path} is also web.telemetry_path: give the webhook receiver another path` });
+  }
 });
 
 export type ConfigInput = z.input<typeof ConfigSchema>;

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { formatPath } from './errors.js';
+import { ExpectedStreamsSchema, type ExpectedStream } from './expected-streams.js';
 
 /**
  * Target files (`servers_files:`), read at run time like Prometheus' `file_sd`: YAML or JSON files, each a list
@@ -14,7 +15,7 @@ import { formatPath } from './errors.js';
 
 /** Labels the exporter sets itself: a file must not set them (they would clash or be overwritten). */
 export const RESERVED_LABELS = new Set([
-  'server', 'vhost', 'application', 'instance', 'stream', 'rendition', 'protocol', 'collector', 'endpoint', 'code',
+  'server', 'vhost', 'application', 'instance', 'app_instance', 'stream', 'rendition', 'protocol', 'collector', 'endpoint', 'code',
   'mode', 'version', 'build', 'license_type', 'feature', 'app_type', 'dvr', 'transcoder', 'drm', 'source_scheme',
   'stream_manager', 'log_type', 'severity', 'category', 'event', 'sink', 'reason', 'schedule_id', 'name',
   'transcoder_id', 'action_type', 'recurrence_type', 'state', 'field', 'file', 'job', 'le', 'quantile',
@@ -48,6 +49,8 @@ const TargetFileSchema = z.array(
     /** The module (of `modules:`) whose credentials and options the targets use. */
     module: z.string().min(1).default('default'),
     labels: z.record(LabelName, z.string()).default({}),
+    /** Streams each of these targets must always have live (see servers[].expected_streams). */
+    expected_streams: ExpectedStreamsSchema.optional(),
   }),
   { error: (issue) => (issue.code === 'invalid_type' ? 'the file must hold a list of {targets, module, labels}' : undefined) },
 );
@@ -57,6 +60,7 @@ export interface TargetGroup {
   targets: string[];
   module: string;
   labels: Record<string, string>;
+  expectedStreams?: ExpectedStream[];
 }
 
 /** Reads one target file; throws an Error naming the file and the field that is wrong. */
@@ -77,7 +81,8 @@ export function readTargetFile(path: string, modules: ReadonlySet<string>): Targ
   }
   return parsed.data.map((g, i) => {
     if (!modules.has(g.module)) throw new Error(`${path}: [${i}].module: "${g.module}" is not one of modules: (${[...modules].join(', ') || 'none configured'})`);
-    return { file: path, ...g };
+    const { expected_streams, ...rest } = g;
+    return { file: path, ...rest, ...(expected_streams?.length ? { expectedStreams: expected_streams } : {}) };
   });
 }
 

@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseListenAddress } from '../config/listen-address.js';
 import type { Logger } from '../logger.js';
 import { gzipJoined, gzipText, type EncodedText } from './metrics-body.js';
@@ -8,14 +7,20 @@ export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>;
 
+/** Where the exporter listens: an address (`[host]:port`), or a socket inherited from systemd. */
+export type Listener = { address: string } | { fd: number };
+
 export interface ExporterServerOptions {
-  listenAddress: string;
+  /** Every one answers the same routes. */
+  listen: Listener[];
   logger: Logger;
   routes: Map<string, RouteHandler>;
   /** Links on the landing page. */
   links: Array<{ path: string; text: string }>;
-  /** Checks every request (basic auth of the web config); resolves false when it already answered. */
+  /** Checks every request (basic auth of the web config) but those of `open`; resolves false when it already answered. */
   guard?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
+  /** Paths answered without the guard (TLS still applies). */
+  open?: ReadonlySet<string>;
   /** Builds the server (https when the web config has TLS); plain http by default. */
   createWith?: (options: ServerOptions, handler: RequestListener) => Server;
   /** Whether createWith makes a TLS server, for the URL it reports. */
@@ -69,8 +74,7 @@ function landingPage(links: ExporterServerOptions['links']): string {
 }
 
 /** The exporter's HTTP server: fixed routes, bounded header/request time (slowloris), no crash on bad input. */
-export async function startExporterServer(o: ExporterServerOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
-  const { host, port } = parseListenAddress(o.listenAddress);
+export async function startExporterServer(o: ExporterServerOptions): Promise<{ servers: Server[]; urls: string[]; url: string; close(): Promise<void> }> {
   const log = o.logger.child({ component: 'http' });
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     // On every answer, errors and 404s included: no browser is to guess a type for what this server sends.
@@ -84,7 +88,7 @@ export async function startExporterServer(o: ExporterServerOptions): Promise<{ s
       sendText(res, 400, 'bad request URL\n');
       return;
     }
-    if (o.guard && !(await o.guard(req, res))) return;
+    if (o.guard && !o.open?.has(url.pathname) && !(await o.guard(req, res))) return;
     const route = o.routes.get(url.pathname);
     if (!route && url.pathname === '/') {
       sendText(res, 200, landingPage(o.links), 'text/html; charset=utf-8');
@@ -99,7 +103,7 @@ export async function startExporterServer(o: ExporterServerOptions): Promise<{ s
   // Node checks the header and request deadlines only every connectionsCheckingInterval (30 s by default):
   // checked each second, a client trickling its headers is cut off at 10 s, not up to 40 s.
   const limits: ServerOptions = { requestTimeout: 60_000, headersTimeout: 10_000, connectionsCheckingInterval: 1_000, maxHeaderSize: 16 * 1024 };
-  const server = (o.createWith ?? createServer)(limits, (req, res) => {
+  const listener: RequestListener = (req, res) => {
     handler(req, res).catch((err: unknown) => {
       const path = req.url?.split('?')[0]?.slice(0, 200);
       // A client that hangs up mid-request is not a server failure; it must not fill the error log.
@@ -112,27 +116,56 @@ export async function startExporterServer(o: ExporterServerOptions): Promise<{ s
       if (!res.headersSent) sendText(res, 500, 'internal error\n');
       else res.destroy();
     });
-  });
-  server.keepAliveTimeout = 65_000;
-  // A connection with nothing going either way for this long is closed: one that never sends a byte no longer stays
-  // open for ever (the header deadline starts with the first byte). Longer than the keep-alive, which ends first.
-  server.timeout = 70_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  const shownHost = addr.family === 'IPv6' ? `[${addr.address === '::' ? '::1' : addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
-  return {
-    server,
-    url: `${o.tls ? 'https' : 'http'}://${shownHost}:${addr.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
+  const servers: Server[] = [];
+  const closeAll = () =>
+    Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      ),
+    ).then(() => undefined);
+  const urls: string[] = [];
+  try {
+    for (const l of o.listen) {
+      const server = (o.createWith ?? createServer)(limits, listener);
+      server.keepAliveTimeout = 65_000;
+      // A connection with nothing going either way for this long is closed: one that never sends a byte no longer stays
+      // open for ever (the header deadline starts with the first byte). Longer than the keep-alive, which ends first.
+      server.timeout = 70_000;
+      await listen(server, l);
+      servers.push(server);
+      urls.push(urlOf(server, o.tls === true));
+    }
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+  return { servers, urls, url: urls[0]!, close: closeAll };
+}
+
+function listen(server: Server, l: Listener): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const failed = (err: Error) => reject(new Error(`cannot listen on ${'fd' in l ? `the socket systemd passed (fd ${l.fd})` : l.address}: ${err.message}`));
+    server.once('error', failed);
+    const done = () => {
+      server.off('error', failed);
+      resolve();
+    };
+    if ('fd' in l) server.listen({ fd: l.fd }, done);
+    else {
+      const { host, port } = parseListenAddress(l.address);
+      server.listen(port, host, done);
+    }
+  });
+}
+
+function urlOf(server: Server, tls: boolean): string {
+  const addr = server.address();
+  if (addr === null || typeof addr === 'string') return `${tls ? 'https' : 'http'}+unix://${addr ?? 'socket'}`;
+  const shownHost = addr.family === 'IPv6' ? `[${addr.address === '::' ? '::1' : addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
+  return `${tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
 }

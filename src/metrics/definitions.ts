@@ -68,6 +68,7 @@ export const M = {
   instanceOutgoingStreams: def('wowza_instance_outgoing_streams', 'gauge', 'Outgoing streams of the application instance.'),
   instanceRecorders: def('wowza_instance_recorders', 'gauge', 'Recorders of the application instance.'),
 
+  streamExpected: def('wowza_stream_expected', 'gauge', '1 for each stream the configuration names in expected_streams, whether it is live, gone or never seen.'),
   streamConnected: def('wowza_stream_connected', 'gauge', '1 when the incoming stream is connected, else 0.'),
   streamRecording: def('wowza_stream_recording', 'gauge', '1 when recording is set for the incoming stream, else 0.'),
   streamInfo: def('wowza_stream_info', 'gauge', 'Incoming stream facts: source scheme (never the source URL) and Stream Manager origin (value 1).'),

@@ -158,7 +158,7 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
   const lastEvent = new Gauge({
     name: 'wowza_stream_last_event_timestamp_seconds',
     help: 'Time of the last webhook event for a stream, labelled with the state it reported.',
-    labelNames: ['server', 'vhost', 'application', 'instance', 'stream', 'state'],
+    labelNames: ['server', 'vhost', 'application', 'app_instance', 'stream', 'state'],
     registers: [o.registry],
   });
   // Only the latest state per stream is kept, and only for a bounded number of streams.
@@ -271,7 +271,7 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
       const previous = streamStates.get(key);
       if (previous) lastEvent.remove(previous);
       const state = c.state !== undefined && /^[a-z][a-z_]{0,31}$/i.test(c.state) ? c.state.toLowerCase() : eventLabels.of(event.name);
-      const labels = { server, vhost: c.vhost ?? '', application, instance: c.appInstance ?? '', stream: c.stream, state };
+      const labels = { server, vhost: c.vhost ?? '', application, app_instance: c.appInstance ?? '', stream: c.stream, state };
       streamStates.delete(key);
       streamStates.set(key, labels);
       lastEvent.set(labels, event.timestamp / 1000);

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
+import type { ExpectedStream } from '../config/expected-streams.js';
 import { Authenticator, type AuthMode, type ChallengeKind, type DigestSession } from './auth.js';
 import { ENDPOINT_MAX_BYTES, EP, fillPath, MAX_JSON_DEPTH } from './endpoints.js';
 import {
@@ -51,6 +52,8 @@ export interface WowzaTarget {
   connectionCountsAuto?: boolean;
   /** Labels added to every series of this server (from its target file). */
   labels?: Readonly<Record<string, string>>;
+  /** Streams that must always be live: exported as wowza_stream_expected whatever the server says. */
+  expectedStreams?: readonly ExpectedStream[];
 }
 
 /** Called once per HTTP request sent (retries included); `code` is the status or an error kind. */

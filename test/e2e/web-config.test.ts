@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { CLI } from '../helpers/exporter-process.js';
 import { missingOpenssl, selfSignedCert } from '../helpers/faults-tls.js';
@@ -35,7 +36,7 @@ describe.skipIf(missingOpenssl('the --web.config.file end-to-end test'))('--web.
     await waitFor(`exporter over TLS (${output.slice(-300)})`, async () => {
       const res = await request(`${url}/-/healthy`, { dispatcher: agent });
       await res.body.dump();
-      return res.statusCode === 401 ? true : undefined;
+      return res.statusCode === 200 ? true : undefined;
     });
   });
   afterAll(async () => {
@@ -67,6 +68,24 @@ describe.skipIf(missingOpenssl('the --web.config.file end-to-end test'))('--web.
     const status = await get('/api/v1/status', 'prometheus:scrape-pa55');
     expect(status.status).toBe(200);
     expect(JSON.parse(status.body).servers.length).toBe(1);
+  });
+
+  it('answers the shipped Kubernetes probes without credentials (kubelet sends none), and nothing else', async () => {
+    const deployment = parse(readFileSync(new URL('../../deploy/kubernetes/deployment.yaml', import.meta.url), 'utf8')) as {
+      spec: { template: { spec: { containers: Array<Record<string, { httpGet?: { path: string } } | undefined>> } } };
+    };
+    const container = deployment.spec.template.spec.containers[0]!;
+    const paths = ['startupProbe', 'livenessProbe', 'readinessProbe'].map((p) => container[p]!.httpGet!.path);
+    expect(new Set(paths)).toEqual(new Set(['/-/healthy', '/-/ready']));
+    await waitFor('ready without credentials', async () => ((await get('/-/ready')).status === 200 ? true : undefined));
+    for (const path of paths) {
+      const res = await get(path);
+      expect(res.status, path).toBe(200);
+      expect(res.body).toMatch(/^(OK|ready)\n$/);
+    }
+    // Only those two: a path below them, or with a query, is guarded like the rest.
+    expect((await get('/-/healthy/x')).status).toBe(401);
+    expect((await get('/-/reload')).status).toBe(401);
   });
 
   it('protects /probe too, and plain HTTP is not served', async () => {

@@ -199,7 +199,7 @@ describe('deploy/docker-compose.yml', () => {
   });
 
   it('points Prometheus at the exporter service and mounts the rules where prometheus.yml expects them', () => {
-    const exporterPort = exporterConfig.web.listen_address.split(':').pop();
+    const exporterPort = String(exporterConfig.web.listen_address).split(':').pop();
     expect(prometheusConfig.scrape_configs[0].static_configs[0].targets).toEqual([`wowza-exporter:${exporterPort}`]);
     const volumes = services.prometheus.volumes as string[];
     expect(volumes).toContain('./prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
@@ -276,6 +276,39 @@ describe('deploy/systemd/wowza-exporter.service', () => {
       expect(score, res.stdout + res.stderr).toBeDefined();
       expect(Number(score)).toBeLessThan(2);
     });
+  });
+});
+
+describe('deploy/systemd socket activation', () => {
+  const service = readFileSync(join(DEPLOY, 'systemd/wowza-exporter.service'), 'utf8');
+  const socket = readFileSync(join(DEPLOY, 'systemd/wowza-exporter.socket'), 'utf8');
+  const dropIn = readFileSync(join(DEPLOY, 'systemd/socket-activation.conf'), 'utf8');
+  const values = (text: string, key: string) => [...text.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].map((m) => m[1]!);
+
+  it('listens where the exporter would (:9935), one socket for the whole service', () => {
+    expect(values(socket, 'ListenStream')).toEqual(['9935']);
+    expect(values(socket, 'Accept')).toEqual(['no']);
+  });
+
+  it('the drop-in runs the unit\'s own command with --web.systemd-socket, after clearing it', () => {
+    const [clear, start] = values(dropIn, 'ExecStart');
+    expect(clear).toBe('');
+    expect(start).toBe(`${values(service, 'ExecStart')[0]} --web.systemd-socket`);
+    expect(values(dropIn, 'Requires')).toEqual(['wowza-exporter.socket']);
+  });
+
+  const analyze = ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'].find((p) => existsSync(p));
+  it.skipIf(!analyze)('systemd-analyze verify finds nothing wrong with the socket and its service', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wowza-socket-'));
+    try {
+      writeFileSync(join(dir, 'wowza-exporter.service'), service.replace(/^ExecStart=\S+/m, `ExecStart=${process.execPath}`));
+      writeFileSync(join(dir, 'wowza-exporter.socket'), socket);
+      const res = spawnSync(analyze!, ['verify', join(dir, 'wowza-exporter.socket')], { encoding: 'utf8' });
+      expect(`${res.stdout}${res.stderr}`.trim()).toBe('');
+      expect(res.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -20,6 +20,11 @@ describe('target files', () => {
     const j = readTargetFile(file('b.json', JSON.stringify([{ targets: ['http://wowza-3:8087'], module: 'edge' }])), modules);
     expect(j[0]).toMatchObject({ module: 'edge', labels: {} });
     expect(readTargetFile(file('empty.yaml', ''), modules)).toEqual([]);
+    const e = readTargetFile(file('c.yaml', '- targets: [w:8087]\n  expected_streams: [live/cam1, live/backup/cam2]\n'), modules);
+    expect(e[0]!.expectedStreams).toEqual([
+      { application: 'live', appInstance: '_definst_', stream: 'cam1' },
+      { application: 'live', appInstance: 'backup', stream: 'cam2' },
+    ]);
   });
 
   it('names the file and the field of what is wrong, and never shows credentials', () => {
@@ -33,6 +38,7 @@ describe('target files', () => {
       ['- targets: [w:8087]\n  labels: {"1x": y}', /\[0\]\.labels\.1x: label names use letters/],
       ['- targets: [w:8087]\n  hosts: [x]', /\[0\]\.hosts: .*unrecognized|\[0\]: .*hosts/i],
       ['- targets: [w:8087\n', /not YAML or JSON/],
+      ['- targets: [w:8087]\n  expected_streams: [cam1]', /\[0\]\.expected_streams\[0\]: "cam1" is not application\/stream/],
     ];
     for (const [text, expected] of cases) {
       const path = file('not-a-list.yaml', text);

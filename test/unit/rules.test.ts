@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { allPanels, loadDashboards, targetDatasourceType } from '../helpers/dashboards.js';
 import { RULES_FILE, RULE_TESTS_DIR, missingTool, promtoolPath } from '../helpers/prometheus.js';
+import { promqlSyntaxErrors } from '../helpers/promql.js';
 
 interface Rule {
   alert?: string;
@@ -48,7 +49,7 @@ const REQUIRED_ALERTS = [
   'WowzaConnectionsNearLimit',
   'WowzaLicenseExpiringSoon',
   'WowzaTranscoderLicensesExhausted',
-  'WowzaStreamDown',
+  'WowzaExpectedStreamDown',
   'WowzaErrorLogSpike',
   'WowzaLogForwardingFailing',
   'WowzaLogForwardQueueGrowing',
@@ -63,17 +64,37 @@ describe('alerting rules', () => {
     expect([...names].sort()).toEqual([...REQUIRED_ALERTS].sort());
   });
 
-  it.each(alerts.map((a) => [a.alert!, a] as const))('%s has a severity, a for duration, a summary, a description and a runbook', (_name, alert) => {
+  it.each(alerts.map((a) => [a.alert!, a] as const))('%s has a severity, a for duration, a summary, a description and a runbook_url', (_name, alert) => {
     expect(['critical', 'warning', 'info']).toContain(alert.labels?.severity);
     expect(alert.for).toMatch(/^\d+[smh]$/);
-    for (const key of ['summary', 'description', 'runbook']) {
+    for (const key of ['summary', 'description']) {
       expect(alert.annotations?.[key], key).toMatch(/\S{3,}/);
+    }
+    // Alertmanager, Grafana and PagerDuty templates render `runbook_url` as a link; free text under `runbook` shows nothing.
+    expect(alert.annotations?.runbook, 'runbook').toBeUndefined();
+    expect(alert.annotations?.runbook_url).toMatch(/^https:\/\/\S+\/docs\/runbooks\.md#[a-z0-9-]+$/);
+  });
+
+  it('links every alert to a section of docs/runbooks.md that exists', () => {
+    const doc = readFileSync(new URL('../../docs/runbooks.md', import.meta.url), 'utf8');
+    // GitHub's anchors: the heading lowercased, spaces to hyphens, punctuation dropped.
+    const anchors = new Set([...doc.matchAll(/^#{2,3} (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')));
+    for (const a of alerts) {
+      const anchor = a.annotations!.runbook_url!.split('#')[1]!;
+      expect(anchors, `${a.alert} links #${anchor}`).toContain(anchor);
+      const section = doc.slice(doc.indexOf(`## ${a.alert}\n`));
+      for (const part of ['**What it means.**', '**Check first.**', '```promql']) expect(section.split(/\n## /)[0], `${a.alert}: ${part}`).toContain(part);
     }
   });
 
-  it('never aggregates away or joins on the Wowza application-instance label by name', () => {
-    // Prometheus stores it as exported_instance (the target owns `instance`); `without (instance)` would
-    // drop the exporter's identity instead.
+  it('raises nothing about a stream that ends unless the configuration expects it', () => {
+    const streamAlerts = alerts.filter((a) => /wowza_stream_connected/.test(a.expr));
+    expect(streamAlerts.map((a) => a.alert)).toEqual(['WowzaExpectedStreamDown']);
+    expect(streamAlerts[0]!.expr).toMatch(/^\s*\(\s*wowza_stream_expected == 1/);
+  });
+
+  it('never aggregates away the target label, nor names the label the application instance had before 0.2', () => {
+    // `instance` is Prometheus' target (the exporter); the application instance is `app_instance`.
     for (const r of allRules) expect(r.expr, r.alert ?? r.record).not.toMatch(/without\s*\([^)]*\binstance\b|exported_instance/);
   });
 
@@ -86,6 +107,31 @@ describe('alerting rules', () => {
     expect(byName.get('WowzaJavaHeapHigh')).toContain('wowza:java_heap_used:ratio');
     expect(records.find((r) => r.record === 'wowza:java_heap_used:ratio')!.expr).toContain('wowza_server_java_heap_max_bytes');
     expect(byName.get('WowzaDiskFillingUp')).toContain('predict_linear(');
+  });
+});
+
+describe('PromQL of the rules (parsed by @prometheus-io/lezer-promql, with or without promtool)', () => {
+  it.each(allRules.map((r) => [r.alert ?? r.record!, r.expr] as const))('%s', (_name, expr) => {
+    expect(promqlSyntaxErrors(expr), expr).toEqual([]);
+  });
+});
+
+describe('render-rules.mjs', () => {
+  it('renders the shipped rules at its defaults, and another job selector and runbook location when asked', async () => {
+    // @ts-expect-error -- a plain ES module of the deploy material, without types
+    const { renderRules, prometheusRule } = (await import('../../deploy/prometheus/render-rules.mjs')) as {
+      renderRules: (o?: { jobSelector?: string; runbookBaseUrl?: string }) => RuleFile;
+      prometheusRule: (r: RuleFile, labels?: Record<string, string>) => { metadata: { labels: Record<string, string> }; spec: RuleFile };
+    };
+    expect(renderRules()).toEqual(rules);
+    const custom = renderRules({ jobSelector: 'job="wse-metrics"', runbookBaseUrl: 'https://wiki.example.com/wowza' });
+    const down = custom.groups.flatMap((g) => g.rules).find((r) => r.alert === 'WowzaExporterDown')!;
+    expect(down.expr).toBe('up{job="wse-metrics"} == 0');
+    for (const r of custom.groups.flatMap((g) => g.rules)) {
+      if (r.alert) expect(r.annotations!.runbook_url).toBe(`https://wiki.example.com/wowza#${r.alert.toLowerCase()}`);
+    }
+    expect(() => renderRules({ jobSelector: 'wowza' })).toThrow(/not a list of label matchers/);
+    expect(prometheusRule(custom, { release: 'prom' }).metadata.labels.release).toBe('prom');
   });
 });
 
