@@ -88,6 +88,8 @@ export class ConcurrencyLimiter {
   private readonly max: number;
   /** A lower maximum set from outside for a while (Digest servers: see setCeiling). */
   private ceiling = Infinity;
+  /** Moving average of answer times (ms), undefined before the first. */
+  private typical: number | undefined;
   private inflight = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly baseline: WindowedMin;
@@ -116,6 +118,11 @@ export class ConcurrencyLimiter {
   /** Requests allowed in flight now. */
   get limit(): number {
     return Math.floor(this.value);
+  }
+
+  /** A moving average of answer times, in ms (the last 20 or so weigh most); undefined before any. */
+  get typicalMs(): number | undefined {
+    return this.typical;
   }
 
   /** The fastest answer seen lately, in ms; undefined before any. */
@@ -172,6 +179,7 @@ export class ConcurrencyLimiter {
       return;
     }
     if (!isAnswer(code)) return;
+    this.typical = this.typical === undefined ? rtt : this.typical + (rtt - this.typical) / 20;
     const base = this.baseline.add(rtt, now);
     if (!current) return;
     const r = this.round;

@@ -11,7 +11,7 @@ import { ConcurrencyLimiter, type Limit } from './concurrency-limiter.js';
 import { Discovery } from './discovery.js';
 import { pollDeadlineMs } from './poll-deadline.js';
 import { streamIntervalWithin, type ServerSize, type StretchedInterval } from './request-budget.js';
-import { digestConcurrency } from './digest-pacing.js';
+import { digestConcurrency, type PacedCycle } from './digest-pacing.js';
 import { EXPECTED_SET, expectedStreamsSet } from './expected-streams.js';
 
 /** Errors that mean the API was not reached or did not accept us: `wowza_up` 0. */
@@ -67,6 +67,9 @@ export class ServerRuntime {
   readonly limiter: ConcurrencyLimiter;
   readonly discovery: Discovery;
   private readonly objectErrors = new Map<string, ObjectErrorLog>();
+  /** The stream cycle running under Digest pacing, and the last one that ended. */
+  private paced: { concurrency: number; started: number } | undefined;
+  private lastPaced: PacedCycle | undefined;
 
   constructor(
     readonly target: WowzaTarget,
@@ -101,9 +104,21 @@ export class ServerRuntime {
 
   /** Before a stream cycle: on a Digest server, the concurrency that spends each nonce fully (digest-pacing.ts). */
   paceCycle(intervalMs: number): void {
-    if (this.client.auth.activeScheme !== 'digest') return this.limiter.setCeiling(Infinity);
+    if (this.client.auth.activeScheme !== 'digest') {
+      this.paced = undefined;
+      return this.limiter.setCeiling(Infinity);
+    }
     const { vhosts, apps, streams } = this.size;
-    this.limiter.setCeiling(digestConcurrency(3 + vhosts + apps + streams, this.limiter.fastestMs, intervalMs));
+    const answers = { fastestMs: this.limiter.fastestMs, typicalMs: this.limiter.typicalMs };
+    const concurrency = digestConcurrency(3 + vhosts + apps + streams, answers, intervalMs, this.lastPaced);
+    this.paced = Number.isFinite(concurrency) ? { concurrency, started: performance.now() } : undefined;
+    this.limiter.setCeiling(concurrency);
+  }
+
+  /** After a stream cycle: how long it took at the concurrency it was paced to, for the next one. */
+  cycleDone(): void {
+    this.lastPaced = this.paced ? { concurrency: this.paced.concurrency, ms: performance.now() - this.paced.started } : undefined;
+    this.paced = undefined;
   }
 
   context(collector: string, signal: AbortSignal, log: Logger): PollBase {
@@ -283,9 +298,14 @@ export class Scheduler {
         collector: collector.name,
         intervalMs: o.intervalOf(collector, target),
         setsUp: true,
-        poll: (signal, log) => {
-          if (collector.name === 'stream') runtime.paceCycle(streamInterval().intervalMs);
-          return runCollector(collector, runtime.context(collector.name, signal, log), runtime.objectsFor(collector.name, log));
+        poll: async (signal, log) => {
+          if (collector.name !== 'stream') return runCollector(collector, runtime.context(collector.name, signal, log), runtime.objectsFor(collector.name, log));
+          runtime.paceCycle(streamInterval().intervalMs);
+          try {
+            return await runCollector(collector, runtime.context(collector.name, signal, log), runtime.objectsFor(collector.name, log));
+          } finally {
+            runtime.cycleDone();
+          }
         },
         invalidate: () => runtime.discovery.invalidate(),
         // Per-stream requests are what grows with a server: they give way when a cycle would pass the budget.
