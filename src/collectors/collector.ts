@@ -4,6 +4,8 @@ import type { Limit } from './concurrency-limiter.js';
 import type { MetricSet } from '../metrics/metric-set.js';
 import type { WowzaClient, WowzaTarget } from '../wowza/client.js';
 import type { Discovery } from './discovery.js';
+import type { LabelVocabulary } from './label-vocabulary.js';
+import type { Notices } from './notices.js';
 import type { ObjectOutcomes } from './object-errors.js';
 
 /** Everything a collector may use during one poll of one server. */
@@ -23,6 +25,10 @@ export interface PollContext {
   readonly objects: ObjectOutcomes;
   /** Per-stream viewers come from the connectioncounts collector, not the REST stream statistics. */
   readonly viewersFromConnectionCounts?: boolean;
+  /** The bounded label values of a server-sent string field (kept for the server's lifetime; label-vocabulary.ts). */
+  readonly vocabulary: (field: string, known: readonly string[]) => LabelVocabulary;
+  /** Conditions objects report about themselves, said when they change (kept for the server's lifetime). */
+  readonly notices?: Notices;
 }
 
 /** A poll's context before it is given to one collector (which gets its own `objects`). */

@@ -4,8 +4,10 @@ import type { Collector } from './collector.js';
 import { connectionCountsCollector } from './connection-counts.js';
 import { instanceCollector } from './instance.js';
 import { machineCollector } from './machine.js';
+import { recorderCollector } from './recorder.js';
 import { statusCollector } from './status.js';
 import { streamCollector } from './stream.js';
+import { streamTargetCollector } from './stream-target.js';
 import { vhostCollector } from './vhost.js';
 
 /** The WSE collectors, in the order they are documented. `logs` and `video` run elsewhere. */
@@ -16,6 +18,8 @@ export const WSE_COLLECTORS: readonly Collector[] = [
   applicationCollector,
   instanceCollector,
   streamCollector,
+  recorderCollector,
+  streamTargetCollector,
   connectionCountsCollector,
 ];
 

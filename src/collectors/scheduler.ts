@@ -13,6 +13,8 @@ import { pollDeadlineMs } from './poll-deadline.js';
 import { streamIntervalWithin, type ServerSize, type StretchedInterval } from './request-budget.js';
 import { digestConcurrency, type PacedCycle } from './digest-pacing.js';
 import { EXPECTED_SET, expectedStreamsSet } from './expected-streams.js';
+import { vocabularyCache } from './label-vocabulary.js';
+import { Notices } from './notices.js';
 
 /** Errors that mean the API was not reached or did not accept us: `wowza_up` 0. */
 const UNREACHABLE = new Set(['auth', 'network', 'tls', 'timeout']);
@@ -67,6 +69,8 @@ export class ServerRuntime {
   readonly limiter: ConcurrencyLimiter;
   readonly discovery: Discovery;
   private readonly objectErrors = new Map<string, ObjectErrorLog>();
+  private readonly vocabularies = vocabularyCache();
+  private readonly notices = new Notices();
   /** The stream cycle running under Digest pacing, and the last one that ended. */
   private paced: { concurrency: number; started: number } | undefined;
   private lastPaced: PacedCycle | undefined;
@@ -133,6 +137,8 @@ export class ServerRuntime {
       log,
       vanished,
       viewersFromConnectionCounts: this.viewersFromConnectionCounts,
+      vocabulary: this.vocabularies,
+      notices: this.notices,
     };
   }
 
@@ -444,6 +450,15 @@ export class Scheduler {
    * field and reason: a server that sends a bad value sends it every cycle.
    */
   private countDrops(spec: PollJobSpec, set: MetricSet, log: Logger): void {
+    for (const [field, values] of set.unknowns) {
+      for (const [value, n] of values) {
+        this.o.self.unknownValues.inc({ server: spec.server, collector: spec.collector, field }, n);
+        const said = `${spec.server}\u0000${spec.collector}\u0000${field}\u0000${value}`;
+        if (this.dropsSaid.has(said)) continue;
+        this.dropsSaid.add(said);
+        log.warn({ field, value, objects: n }, 'a value the exporter does not know: kept as it came (counted in wowza_exporter_unknown_values_total; said once)');
+      }
+    }
     for (const [key, n] of set.drops) {
       const [field, reason] = key.split('\u0000') as [string, string];
       this.o.self.droppedValues.inc({ server: spec.server, collector: spec.collector, field, reason }, n);

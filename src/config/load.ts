@@ -96,6 +96,9 @@ export function fileTarget(runtime: RuntimeConfig, moduleName: string, url: stri
   return { target, logTarget: { ...target, timeoutMs: m.timeout ?? runtime.config.poll.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS } };
 }
 
+/** The `stream_target` collector's interval unless set for it (or the poll interval, when longer). */
+export const STREAM_TARGET_INTERVAL_MS = 30_000;
+
 /** The `stream` collector's interval when viewers come from connectioncounts and none was set for it. */
 export const STREAM_INTERVAL_WITH_COUNTS_MS = 60_000;
 
@@ -122,6 +125,8 @@ const DEFAULT_ENABLED: Record<CollectorName, boolean> = {
   application: true,
   instance: true,
   stream: true,
+  recorder: true,
+  stream_target: true,
   connectioncounts: true,
   logs: true,
   video: true,
@@ -269,7 +274,8 @@ export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.e
     const t = config.collectors[n];
     return typeof t === 'object' ? t.interval : undefined;
   };
-  const intervalOf = (n: CollectorName) => ownInterval(n) ?? (n === 'video' ? config.video.interval : config.poll.interval);
+  const intervalOf = (n: CollectorName) =>
+    ownInterval(n) ?? (n === 'video' ? config.video.interval : n === 'stream_target' ? Math.max(STREAM_TARGET_INTERVAL_MS, config.poll.interval) : config.poll.interval);
   const enabledOf = (n: CollectorName) => {
     const t = config.collectors[n];
     if (t === undefined) return DEFAULT_ENABLED[n];

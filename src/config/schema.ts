@@ -127,7 +127,7 @@ const CollectorToggle = z.union([z.boolean(), z.strictObject({ enabled: z.boolea
   error: (issue) => (issue.code === 'invalid_union' ? 'use true, false or {enabled: true|false, interval: 30s}' : undefined),
 });
 
-export const COLLECTOR_NAMES = ['machine', 'status', 'vhost', 'application', 'instance', 'stream', 'connectioncounts', 'logs', 'video'] as const;
+export const COLLECTOR_NAMES = ['machine', 'status', 'vhost', 'application', 'instance', 'stream', 'recorder', 'stream_target', 'connectioncounts', 'logs', 'video'] as const;
 export type CollectorName = (typeof COLLECTOR_NAMES)[number];
 
 export const ConfigSchema = z.strictObject({

@@ -1,3 +1,4 @@
+import { vocabularyCache } from '../collectors/label-vocabulary.js';
 import { lookup } from 'node:dns/promises';
 import { isIP, connect as netConnect } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -296,7 +297,7 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
     const limit = limiter.run;
     const signal = AbortSignal.timeout(Math.max(o.intervalMs * 4, 30_000));
     const discovery = new Discovery(counting, limit, o.config.discovery, 60_000, o.logger);
-    const ctx = { client: counting, server: o.target.name, limit, signal, discovery, log: o.logger, vanished: () => {} };
+    const ctx = { client: counting, server: o.target.name, limit, signal, discovery, log: o.logger, vanished: () => {}, vocabulary: vocabularyCache() };
     const started = performance.now();
     const topology = await discovery.get(signal);
     const results = await Promise.all(o.collectors.filter((c) => c.appliesTo?.(o.target) ?? true).map((c) => runCollector(c, ctx)));

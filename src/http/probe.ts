@@ -1,3 +1,4 @@
+import { vocabularyCache } from '../collectors/label-vocabulary.js';
 import type { Collector } from '../collectors/collector.js';
 import { Discovery } from '../collectors/discovery.js';
 import { errorReason, limiterFor, runCollector } from '../collectors/scheduler.js';
@@ -80,7 +81,7 @@ export async function probe(
   const discovery = new Discovery(client, limit, runtime.config.discovery, deadlineMs, log);
   const server = target.name;
   try {
-    const ctx = { client, server, limit, signal, discovery, log, vanished: () => {} };
+    const ctx = { client, server, limit, signal, discovery, log, vanished: () => {}, vocabulary: vocabularyCache() };
     const results = await Promise.all(collectors.filter((c) => c.appliesTo?.(target) ?? true).map((c) => runCollector(c, ctx)));
     const meta = new MetricSet();
     let reached = results.length > 0;

@@ -83,7 +83,28 @@ function serverCard(s) {
     "<span>viewers from " + (s.viewers_from.source === "connectioncounts" ? "connectioncounts" + (s.viewers_from.detected ? " (found at the default address)" : "") : "REST, one request per stream") + "</span>" +
     (labels ? "<span>" + labels + "</span>" : "") + "</div>" +
     '<div class="scroll"><table><thead><tr><th>collector</th><th>state</th><th>last poll</th><th class="wide">took</th><th class="wide">series</th><th>error</th></tr></thead><tbody>' +
-    s.collectors.map(collectorRow).join("") + "</tbody></table></div></section>";
+    s.collectors.map(collectorRow).join("") + "</tbody></table></div>" + recordersTable(s.recorders) + targetsTable(s.stream_targets) + "</section>";
+}
+
+function recordersTable(list) {
+  if (!list || list.length === 0) return "";
+  const rows = list.map((r) => {
+    const bad = !r.recording || r.error;
+    return '<tr class="' + (bad ? "bad" : "") + '" data-recorder="' + esc(r.application + "/" + r.recorder) + '"><td>' + esc(r.application) + "</td><td>" + esc(r.recorder) + "</td><td>" +
+      (r.recording ? pill("ok", r.state) : pill("bad", r.state)) + '</td><td class="num">' + (r.duration_seconds === null ? "-" : Math.round(r.duration_seconds) + " s") +
+      '</td><td class="num wide">' + (r.size_bytes === null ? "-" : num(r.size_bytes)) + '</td><td class="err">' + esc(r.error || "") + "</td></tr>";
+  }).join("");
+  return '<div class="scroll"><table class="recorders"><thead><tr><th>application</th><th>recorder</th><th>state</th><th>duration</th><th class="wide">size (bytes)</th><th>error</th></tr></thead><tbody>' + rows + "</tbody></table></div>";
+}
+
+function targetsTable(list) {
+  if (!list || list.length === 0) return "";
+  const rows = list.map((t) => {
+    const bad = t.enabled && !t.active;
+    return '<tr class="' + (bad ? "bad" : "") + '" data-target="' + esc(t.application + "/" + t.entry) + '"><td>' + esc(t.application) + "</td><td>" + esc(t.entry) + "</td><td>" + esc(t.source_stream) +
+      "</td><td>" + esc(t.profile) + " " + esc(t.host) + "</td><td>" + (t.active ? pill("ok", t.status) : t.enabled ? pill("bad", t.status) : pill("pending", "disabled")) + "</td></tr>";
+  }).join("");
+  return '<div class="scroll"><table class="targets"><thead><tr><th>application</th><th>stream target</th><th>source</th><th>destination</th><th>status</th></tr></thead><tbody>' + rows + "</tbody></table></div>";
 }
 
 /** As the WowzaLogDeliveryStalled alert: lines read this long ago and not yet delivered everywhere. */

@@ -53,6 +53,9 @@ export interface ServerStatus {
    * address rather than configured) or `rest` (one request per stream).
    */
   viewers_from: { source: 'connectioncounts' | 'rest'; url: string | null; detected: boolean };
+  /** The last recorder and stream_target polls (null before one succeeded; at most 200 each). */
+  recorders: RecorderStatus[] | null;
+  stream_targets: StreamTargetStatus[] | null;
   collectors: CollectorStatus[];
 }
 
@@ -119,7 +122,38 @@ export interface ServerFacts {
   licenseExpiry?: number;
   streams?: number;
   dropped?: number;
+  recorders?: RecorderStatus[];
+  streamTargets?: StreamTargetStatus[];
 }
+
+/** A stream recorder as the last recorder poll read it (no file path: the exporter does not read it). */
+export interface RecorderStatus {
+  vhost: string;
+  application: string;
+  app_instance: string;
+  recorder: string;
+  state: string;
+  recording: boolean;
+  duration_seconds: number | null;
+  size_bytes: number | null;
+  error: string | null;
+}
+
+/** A stream target (push publishing map entry): never its stream name, password or keys. */
+export interface StreamTargetStatus {
+  vhost: string;
+  application: string;
+  entry: string;
+  profile: string;
+  host: string;
+  source_stream: string;
+  enabled: boolean;
+  active: boolean;
+  status: string;
+}
+
+/** At most this many recorders and targets per server on the page and in the JSON; the rest are on /metrics. */
+const MAX_LISTED = 200;
 
 /** What the last Wowza Video poll said. */
 export interface VideoFacts {
@@ -144,6 +178,45 @@ export class StatusFacts {
     } else if (spec.collector === 'instance') {
       facts.streams = set.samples(M.streamConnected.name).length;
       facts.dropped = set.samples(M.streamsDropped.name)[0]?.value;
+    } else if (spec.collector === 'recorder') {
+      const key = (l: Record<string, string>) => `${l.vhost}/${l.application}/${l.app_instance}/${l.recorder}`;
+      const byKey = (name: string) => new Map(set.samples(name).map((s) => [key(s.labels), s.value]));
+      const recording = byKey(M.recorderRecording.name);
+      const duration = byKey(M.recorderDuration.name);
+      const size = byKey(M.recorderSize.name);
+      facts.recorders = set
+        .samples(M.recorderInfo.name)
+        .slice(0, MAX_LISTED)
+        .map(({ labels: l }) => ({
+          vhost: l.vhost ?? '',
+          application: l.application ?? '',
+          app_instance: l.app_instance ?? '',
+          recorder: l.recorder ?? '',
+          state: l.state ?? '',
+          recording: recording.get(key(l)) === 1,
+          duration_seconds: duration.get(key(l)) ?? null,
+          size_bytes: size.get(key(l)) ?? null,
+          error: set.notes.get(`recorder_error\u0000${l.vhost}/${l.application}/${l.app_instance}/${l.recorder}`) ?? null,
+        }));
+    } else if (spec.collector === 'stream_target') {
+      const key = (l: Record<string, string>) => `${l.vhost}/${l.application}/${l.entry}`;
+      const byKey = (name: string) => new Map(set.samples(name).map((s) => [key(s.labels), s.value]));
+      const enabled = byKey(M.targetEnabled.name);
+      const active = byKey(M.targetActive.name);
+      facts.streamTargets = set
+        .samples(M.targetStatus.name)
+        .slice(0, MAX_LISTED)
+        .map(({ labels: l }) => ({
+          vhost: l.vhost ?? '',
+          application: l.application ?? '',
+          entry: l.entry ?? '',
+          profile: l.profile ?? '',
+          host: l.host ?? '',
+          source_stream: l.source_stream ?? '',
+          enabled: enabled.get(key(l)) === 1,
+          active: active.get(key(l)) === 1,
+          status: l.status ?? '',
+        }));
     } else if (spec.collector === 'video') {
       const value = (name: string, id: string) => set.samples(name).find((s) => s.labels.schedule_id === id)?.value;
       const iso = (seconds: number | undefined) => (seconds === undefined ? null : new Date(seconds * 1000).toISOString());
@@ -225,6 +298,8 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
       labels: { ...(t.labels ?? {}) },
       streams: f.streams ?? null,
       streams_dropped: f.dropped ?? null,
+      recorders: f.recorders ?? null,
+      stream_targets: f.streamTargets ?? null,
       viewers_from: t.connectionCountsUrl
         ? { source: 'connectioncounts' as const, url: t.connectionCountsUrl, detected: t.connectionCountsAuto === true }
         : { source: 'rest' as const, url: null, detected: false },

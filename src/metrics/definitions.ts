@@ -68,6 +68,17 @@ export const M = {
   instanceOutgoingStreams: def('wowza_instance_outgoing_streams', 'gauge', 'Outgoing streams of the application instance.'),
   instanceRecorders: def('wowza_instance_recorders', 'gauge', 'Recorders of the application instance.'),
 
+  recorderRecording: def('wowza_stream_recorder_recording', 'gauge', '1 while the stream recorder says it is recording (recorderState), else 0.'),
+  recorderInfo: def('wowza_stream_recorder_info', 'gauge', 'Stream recorder facts (value 1): state as Wowza words it, file format, segmentation type.'),
+  recorderSize: def('wowza_stream_recorder_current_size_bytes', 'gauge', 'Size of the file the stream recorder is writing.'),
+  recorderDuration: def('wowza_stream_recorder_current_duration_seconds', 'gauge', 'Duration of the current recording (currentDuration, ms in the API).'),
+  recorderStart: def('wowza_stream_recorder_start_timestamp_seconds', 'gauge', 'When the current recording started (recordingStartTime), Unix seconds; absent while not recording.'),
+  recorderError: def('wowza_stream_recorder_error', 'gauge', '1 while the stream recorder reports an error (recorderErrorString; the message is on the status page and in the log), else 0.'),
+
+  targetEnabled: def('wowza_stream_target_enabled', 'gauge', '1 when the stream target (push publishing map entry) is enabled, else 0.'),
+  targetActive: def('wowza_stream_target_active', 'gauge', '1 while the stream target is pushing (sessionStatus Active), else 0.'),
+  targetStatus: def('wowza_stream_target_status', 'gauge', 'The stream target\'s sessionStatus as Wowza words it (value 1, one series for the current status).'),
+
   streamExpected: def('wowza_stream_expected', 'gauge', '1 for each stream the configuration names in expected_streams, whether it is live, gone or never seen.'),
   streamConnected: def('wowza_stream_connected', 'gauge', '1 when the incoming stream is connected, else 0.'),
   streamRecording: def('wowza_stream_recording', 'gauge', '1 when recording is set for the incoming stream, else 0.'),

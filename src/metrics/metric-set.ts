@@ -24,6 +24,10 @@ export class MetricSet {
   readonly families = new Map<string, Family>();
   /** Values left out of this set, by `field\0reason`: counted and logged by whoever ran the poll. */
   readonly drops = new Map<string, number>();
+  /** Text that goes with this poll's series but never into them (a recorder's error message), for the status page. */
+  readonly notes = new Map<string, string>();
+  /** Values kept that the exporter does not know (a new recorder state), by field: counted and logged once each. */
+  readonly unknowns = new Map<string, Map<string, number>>();
 
   /**
    * Adds a sample. An absent value adds nothing (an optional field); one no Wowza metric can hold (NaN, ±Inf, below
@@ -55,6 +59,13 @@ export class MetricSet {
   drop(field: string, reason: DropReason): void {
     const key = `${field}\u0000${reason}`;
     this.drops.set(key, (this.drops.get(key) ?? 0) + 1);
+  }
+
+  /** Records a value of `field` the exporter does not know but keeps (it is exported as it came, bounded). */
+  unknown(field: string, value: string): void {
+    let values = this.unknowns.get(field);
+    if (!values) this.unknowns.set(field, (values = new Map()));
+    values.set(value, (values.get(value) ?? 0) + 1);
   }
 
   get size(): number {

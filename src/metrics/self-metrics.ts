@@ -14,6 +14,7 @@ export interface SelfMetrics {
   objectErrors: Counter<'server' | 'collector' | 'reason'>;
   authChallenges: Counter<'server' | 'reason'>;
   droppedValues: Counter<'server' | 'collector' | 'field' | 'reason'>;
+  unknownValues: Counter<'server' | 'collector' | 'field'>;
   videoUnknownValues: Counter<'field'>;
   concurrencyLimit: Gauge<'server'>;
   requestDuration: Histogram<'server' | 'endpoint'>;
@@ -130,6 +131,12 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
       name: 'wowza_exporter_dropped_values_total',
       help: 'Values the exporter left out instead of exporting them: missing (a required field absent), unreadable (a format it cannot read), negative, out_of_range (NaN, Inf, a ratio outside 0-1). field is the API field.',
       labelNames: ['server', 'collector', 'field', 'reason'],
+      registers: [registry],
+    }),
+    unknownValues: new Counter({
+      name: 'wowza_exporter_unknown_values_total',
+      help: 'Values the exporter does not know but keeps (a recorder state or stream target status Wowza added): exported as they came, at most 20 distinct per field and server, the rest as other. field is the API field.',
+      labelNames: ['server', 'collector', 'field'],
       registers: [registry],
     }),
     videoUnknownValues: new Counter({

@@ -53,7 +53,7 @@ export type SimulatorCounters = Pick<
 export type SimulatorFaults = Pick<FaultInjector, 'inject' | 'clear' | 'active'>;
 export type SimulatorTopology = Pick<
   Topology,
-  'addVHost' | 'removeVHost' | 'addApp' | 'stopApp' | 'removeApp' | 'addStream' | 'stopStream' | 'startStream' | 'removeStream' | 'scale' | 'list' | 'streams'
+  'addVHost' | 'removeVHost' | 'addApp' | 'stopApp' | 'removeApp' | 'addStream' | 'stopStream' | 'startStream' | 'removeStream' | 'stopRecording' | 'setTargetStatus' | 'scale' | 'list' | 'streams'
 >;
 export type SimulatorValues = Pick<
   ValueModel,

@@ -49,7 +49,7 @@ export function mapEntries(a: AppNode): MapEntry[] {
       profile: 'rtmp',
       enabled: true,
       // `Active` while pushing; other strings otherwise (wowza-api.md).
-      sessionStatus: s.connected ? 'Active' : 'Waiting',
+      sessionStatus: s.targetStatus ?? (s.connected ? 'Active' : 'Waiting'),
       sourceStreamName: s.name,
       host: 'live.example.net',
       port: 1935,

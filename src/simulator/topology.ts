@@ -22,6 +22,11 @@ export interface StreamNode {
   sessionStart: number;
   /** Value-clock second the stream disconnected; counters stand still from then on. */
   stoppedAt?: number;
+  /** Set by stopRecording/failRecorder: what its recorder reports instead of following the stream. */
+  recorderState?: string;
+  recorderError?: string;
+  /** Set by setTargetStatus: its stream target's sessionStatus instead of Active/Waiting from the stream. */
+  targetStatus?: string;
 }
 
 export interface AppNode {
@@ -296,6 +301,21 @@ export class Topology {
     this.emit([...events, ...names.map((n) => this.streamEvent('stream.started', vhost, app, n))]);
   }
 
+  /**
+   * The recording of a stream stops while the stream stays connected (the operator's nightmare): its recorder reports
+   * `state` (default `Waiting for stream`) and, with `error`, that recorderErrorString. `undefined` state resumes.
+   */
+  stopRecording(vhost: string, app: string, name: string, state: string | undefined = 'Waiting for stream', error?: string): void {
+    const s = this.requireStream(vhost, app, name);
+    s.recorderState = state;
+    s.recorderError = error;
+  }
+
+  /** The stream target of a stream reports `status` (e.g. `Error`) as its sessionStatus; undefined follows the stream again. */
+  setTargetStatus(vhost: string, app: string, name: string, status: string | undefined): void {
+    this.requireStream(vhost, app, name).targetStatus = status;
+  }
+
   /** The stream (and its renditions) disconnects but stays listed with `isConnected: false`. */
   stopStream(vhost: string, app: string, name: string): void {
     const now = this.clock.now();
@@ -371,6 +391,12 @@ export class Topology {
     const v = this.hosts.get(name);
     if (!v) throw new TopologyError(`vhost "${name}" not found`);
     return v;
+  }
+
+  private requireStream(vhost: string, app: string, name: string): StreamNode {
+    const s = this.requireApp(vhost, app).streams.get(name);
+    if (!s) throw new TopologyError(`stream "${name}" not found in ${vhost}/${app}`);
+    return s;
   }
 
   private requireApp(vhost: string, app: string): AppNode {

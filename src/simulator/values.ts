@@ -557,12 +557,13 @@ export class ValueModel implements TopologyListener {
     const t = this.time();
     return [...a.streams.values()]
       .filter((s) => s.recording)
-      .map((s) => ({
+      .map((s) => ({ s, on: s.connected && (s.recorderState === undefined || /^recording/i.test(s.recorderState)) }))
+      .map(({ s, on }) => ({
         recorderName: s.name,
         instanceName: instance,
         applicationName: a.name,
-        recorderState: s.connected ? 'Recording in progress' : 'Waiting for stream',
-        recorderErrorString: '',
+        recorderState: s.recorderState ?? (s.connected ? 'Recording in progress' : 'Waiting for stream'),
+        recorderErrorString: s.recorderError ?? '',
         defaultRecorder: true,
         segmentationType: 'None',
         outputPath: '/usr/local/WowzaStreamingEngine/content',
@@ -579,10 +580,10 @@ export class ValueModel implements TopologyListener {
         backBufferTime: 3000,
         option: 'Version existing file',
         moveFirstVideoFrameToZero: true,
-        currentSize: s.connected ? this.streamBytes(vhost, a.name, s, t).in : 0,
-        currentDuration: s.connected ? Math.max(0, Math.floor((t - s.sessionStart) * 1000)) : 0,
-        currentFile: s.connected ? `/usr/local/WowzaStreamingEngine/content/${s.name}.mp4` : '',
-        recordingStartTime: s.connected ? new Date(this.settings.epochMsAtZero + s.sessionStart * 1000).toISOString() : '',
+        currentSize: on ? this.streamBytes(vhost, a.name, s, t).in : 0,
+        currentDuration: on ? Math.max(0, Math.floor((t - s.sessionStart) * 1000)) : 0,
+        currentFile: on ? `/usr/local/WowzaStreamingEngine/content/${s.name}.mp4` : '',
+        recordingStartTime: on ? new Date(this.settings.epochMsAtZero + s.sessionStart * 1000).toISOString() : '',
         timeScale: 1000,
         defaultAudioSearchPosition: true,
         skipKeyFrameUntilAudioTimeout: 10,

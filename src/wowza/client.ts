@@ -22,6 +22,8 @@ import {
   CurrentStats,
   ErrorBody,
   InstanceList,
+  MapEntryList,
+  StreamRecorderList,
   LogFileList,
   LogPageBody,
   LogTypeList,
@@ -131,6 +133,12 @@ export class WowzaClient {
   }
   streamCurrent(vhost: string, app: string, instance: string, stream: string, signal?: AbortSignal) {
     return this.get(EP.streamCurrent, { vhost, app, instance, stream }, CurrentStats, signal);
+  }
+  streamRecorders(vhost: string, app: string, instance: string, signal?: AbortSignal) {
+    return this.get(EP.streamRecorders, { vhost, app, instance }, StreamRecorderList, signal);
+  }
+  mapEntries(vhost: string, app: string, signal?: AbortSignal) {
+    return this.get(EP.mapEntries, { vhost, app }, MapEntryList, signal);
   }
   async logTypes(signal?: AbortSignal): Promise<string[]> {
     const body = await this.get(EP.logTypes, {}, LogTypeList, signal);

@@ -9,6 +9,8 @@ export const EP = {
   instances: '/v2/servers/{server}/vhosts/{vhost}/applications/{app}/instances',
   streamCurrent:
     '/v2/servers/{server}/vhosts/{vhost}/applications/{app}/instances/{instance}/incomingstreams/{stream}/monitoring/current',
+  streamRecorders: '/v2/servers/{server}/vhosts/{vhost}/applications/{app}/instances/{instance}/streamrecorders',
+  mapEntries: '/v2/servers/{server}/vhosts/{vhost}/applications/{app}/pushpublish/mapentries',
   logTypes: '/v2/servers/{server}/logs',
   logCurrent: '/v2/servers/{server}/logs/{logType}',
   logFiles: '/v2/servers/{server}/logfiles',

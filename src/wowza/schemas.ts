@@ -203,6 +203,48 @@ export const InstanceList = z.looseObject({
 });
 export type InstanceList = z.infer<typeof InstanceList>;
 
+/**
+ * One stream recorder (StreamRecorderConfig in the server's model; wowza-api.md): in an instance's `recorders` and in
+ * `{I}/streamrecorders`. Read one at a time, so that one malformed recorder costs only itself; the file and path
+ * fields are not read.
+ */
+export const StreamRecorder = z.object({
+  recorderName: z.string().min(1),
+  recorderState: optStr,
+  recorderErrorString: optStr,
+  /** Bytes. */
+  currentSize: optNum,
+  /** Milliseconds. */
+  currentDuration: optNum,
+  /** A date string, empty while not recording. */
+  recordingStartTime: optStr,
+  fileFormat: optStr,
+  segmentationType: optStr,
+});
+export type StreamRecorder = z.infer<typeof StreamRecorder>;
+
+/** `{I}/streamrecorders` (StreamRecordersConfig): the recorders, each read on its own. */
+export const StreamRecorderList = z.looseObject({ streamrecorder: requiredList('streamrecorder', z.unknown()) });
+
+/**
+ * One stream target (PushPublishStreamAppConfig). A plain object: every field it does not name is stripped at parse, so
+ * the secrets an entry carries (`password`, the `streamName` stream key, `facebook.accessToken`, `wowzaCloud.*Key`,
+ * `secureTokenSharedSecret`, `srtPassPhrase`; wowza-api.md) never get past this point.
+ */
+export const MapEntry = z.object({
+  entryName: z.string().min(1),
+  sourceStreamName: optStr,
+  profile: optStr,
+  host: optStr,
+  port: optNum,
+  enabled: optBool,
+  sessionStatus: optStr,
+});
+export type MapEntry = z.infer<typeof MapEntry>;
+
+/** `{A}/pushpublish/mapentries` (PushPublishStreamsAppConfig): the entries, each read on its own. */
+export const MapEntryList = z.looseObject({ mapEntries: requiredList('mapEntries', z.unknown()) });
+
 /** `{S}/logs` (reference: Log type list, `serverLogType` array of string); objects naming a type are read too. */
 export const LogTypeList = z.looseObject({
   serverLogType: requiredList(

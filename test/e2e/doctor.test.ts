@@ -1,3 +1,4 @@
+import { vocabularyCache } from '../../src/collectors/label-vocabulary.js';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -62,7 +63,7 @@ describe('doctor against the simulator', () => {
     const client = new WowzaClient(target(s.url, { auth: 'basic' }));
     const limit = pLimit(8);
     const signal = AbortSignal.timeout(10_000);
-    const ctx = { client, server: 't', limit, signal, discovery: new Discovery(client, limit, config.discovery, 60_000, silentLogger()), log: silentLogger(), vanished: () => {} };
+    const ctx = { client, server: 't', limit, signal, discovery: new Discovery(client, limit, config.discovery, 60_000, silentLogger()), log: silentLogger(), vanished: () => {}, vocabulary: vocabularyCache() };
     const polled = await Promise.all(WSE_COLLECTORS.filter((c) => c.appliesTo?.(client.target) ?? true).map((c) => runCollector(c, ctx)));
     await client.close();
     expect(polled.every((r) => r.ok)).toBe(true);

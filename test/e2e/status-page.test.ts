@@ -43,6 +43,13 @@ describe.skipIf(missingTool('chromium', CHROMIUM, 'the status page in a real bro
     video = await startVideoSimulator({ token: 'status-video-token', schedules: [videoSchedule('evening', { name: 'Evening news' })] });
     healthy = await startSimulator({ auth: 'digest', password: PASSWORD, apps: 2, streams: 2, logs: { linesPerSecond: 20 } });
     failing = await startSimulator({ auth: 'basic', password: PASSWORD, apps: 1, streams: 1 });
+    // A recording that stopped with an error while its stream is live, and a stream target that dropped.
+    healthy.topology.addApp('_defaultVHost_', 'rec', { running: true });
+    healthy.topology.addStream('_defaultVHost_', 'rec', 'hall', { recording: true });
+    healthy.topology.stopRecording('_defaultVHost_', 'rec', 'hall', 'Waiting for stream', 'could not open /content/hall.mp4');
+    healthy.topology.addApp('_defaultVHost_', 'push', { streamTargetsEnabled: true, running: true });
+    healthy.topology.addStream('_defaultVHost_', 'push', 'main');
+    healthy.topology.setTargetStatus('_defaultVHost_', 'push', 'main', 'Error');
     clearFault = failing.faults.inject(MACHINE, { type: 'status', status: 500, message: 'Internal error in MachineMonitor' });
     const server = (s: Simulator, name: string) => ({ name, url: s.url, username: 'admin', password_file: join(dir, 'password') });
     writeFileSync(
@@ -119,6 +126,22 @@ describe.skipIf(missingTool('chromium', CHROMIUM, 'the status page in a real bro
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'status-page.png'), fullPage: true });
+  });
+
+  it('lists the recorders and stream targets of a server, the stopped recording and the dropped push in red', async () => {
+    await page.waitForSelector('[data-server="edge-1"] [data-recorder="rec/hall"]', { timeout: 15_000 });
+    const recorder = await page.$eval('[data-server="edge-1"] [data-recorder="rec/hall"]', (el) => ({ text: el.textContent ?? '', bad: el.classList.contains('bad') }));
+    expect(recorder.bad).toBe(true);
+    expect(recorder.text).toContain('Waiting for stream');
+    expect(recorder.text).toContain('could not open /content/hall.mp4');
+    await page.waitForSelector('[data-server="edge-1"] [data-target="push/main-rtmp"]', { timeout: 15_000 });
+    const target = await page.$eval('[data-server="edge-1"] [data-target="push/main-rtmp"]', (el) => ({ text: el.textContent ?? '', bad: el.classList.contains('bad') }));
+    expect(target.bad).toBe(true);
+    expect(target.text).toContain('Error');
+    expect(target.text).toContain('live.example.net');
+    // The target's password and stream key are nowhere on the page.
+    const html = await page.content();
+    for (const secret of ['push-secret', 'main-key-7f3a9c']) expect(html).not.toContain(secret);
   });
 
   it('agrees with /api/v1/status, and neither shows a secret', async () => {

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { recorderCollector } from '../../src/collectors/recorder.js';
+import { vocabularyCache } from '../../src/collectors/label-vocabulary.js';
+import { untrackedObjects } from '../../src/collectors/object-errors.js';
+import type { PollContext } from '../../src/collectors/collector.js';
+import type { Topology } from '../../src/collectors/discovery.js';
+import { MetricSet } from '../../src/metrics/metric-set.js';
+import { WowzaHttpError } from '../../src/wowza/errors.js';
+
+const recorder = (name: string, state = 'Recording in progress') => ({ recorderName: name, recorderState: state, recorderErrorString: '', currentSize: 1000, currentDuration: 2500, recordingStartTime: '2026-11-25T10:00:00Z', fileFormat: 'MP4', segmentationType: 'None' });
+
+function context(topology: Partial<Topology>, streamRecorders: (instance: string) => Promise<unknown>) {
+  const asked: string[] = [];
+  const ctx = {
+    server: 'wse-1',
+    signal: new AbortController().signal,
+    log: pino({ level: 'silent' }),
+    limit: <T>(fn: () => Promise<T>) => fn(),
+    vanished: () => {},
+    objects: untrackedObjects(),
+    vocabulary: vocabularyCache(),
+    discovery: { get: async () => ({ vhosts: [], apps: [], streams: [], droppedStreams: 0, takenAt: 0, instances: [], ...topology }) },
+    client: {
+      streamRecorders: async (_v: string, app: string, instance: string) => {
+        asked.push(`${app}/${instance}`);
+        return streamRecorders(`${app}/${instance}`);
+      },
+    },
+  } as unknown as PollContext;
+  return { ctx, asked };
+}
+
+const instance = (app: string, recorders?: unknown[]) => ({ vhost: 'v', app, instance: { name: '_definst_', incomingStreams: [], recorders } });
+
+describe('recorder collector', () => {
+  it('reads the recorders of the instance list without a request; {I}/streamrecorders only where the list has no recorders key', async () => {
+    const { ctx, asked } = context({ instances: [instance('a', [recorder('r1')]), instance('b'), instance('c', [])] }, async () => ({ streamrecorder: [recorder('r2', 'Waiting for stream')] }));
+    const out = new MetricSet();
+    await recorderCollector.poll(ctx, out);
+    expect(asked).toEqual(['b/_definst_']);
+    expect(out.samples('wowza_stream_recorder_recording').map((s) => [s.labels.application, s.labels.recorder, s.value])).toEqual([
+      ['a', 'r1', 1],
+      ['b', 'r2', 0],
+    ]);
+    expect(out.samples('wowza_stream_recorder_current_duration_seconds')[0]!.value).toBe(2.5);
+    expect(out.samples('wowza_stream_recorder_start_timestamp_seconds')[0]!.value).toBe(Date.parse('2026-11-25T10:00:00Z') / 1000);
+  });
+
+  it('one instance whose recorders cannot be read costs only its recorders; a malformed recorder only itself', async () => {
+    const { ctx } = context({ instances: [instance('a', [recorder('ok'), { recorderName: 7 }]), instance('b'), instance('c')] }, async (where) => {
+      if (where === 'b/_definst_') throw new WowzaHttpError({ server: 'wse-1', endpoint: 'x', url: 'x' }, 500, 'boom');
+      return { streamrecorder: [recorder('from-c')] };
+    });
+    const out = new MetricSet();
+    await recorderCollector.poll(ctx, out);
+    expect(out.samples('wowza_stream_recorder_recording').map((s) => s.labels.recorder).sort()).toEqual(['from-c', 'ok']);
+    expect(out.drops.get('streamrecorder\u0000unreadable')).toBe(1);
+  });
+
+  it('keeps a state it does not know, bounded: 20 distinct per server, then other', async () => {
+    const states = Array.from({ length: 25 }, (_, i) => recorder(`r${i}`, `Weird state ${i}`));
+    const { ctx } = context({ instances: [instance('a', states)] }, async () => ({ streamrecorder: [] }));
+    const out = new MetricSet();
+    await recorderCollector.poll(ctx, out);
+    const labels = out.samples('wowza_stream_recorder_info').map((s) => s.labels.state);
+    expect(new Set(labels).size).toBe(21);
+    expect(labels.filter((l) => l === 'other')).toHaveLength(5);
+    expect([...(out.unknowns.get('recorderState') ?? new Map()).keys()]).toHaveLength(21);
+  });
+});
