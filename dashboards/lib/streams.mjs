@@ -6,6 +6,10 @@ import { SRV, datasourceVariable, labelVariable, customVariable, jobVariable, se
 
 const ST = `${SRV},application=~"$application",stream=~"$stream"`;
 const STREAM_LEGEND = '{{server}} {{application}}/{{stream}}';
+// Recorders and stream targets follow the application picked; their own names are not streams.
+const APP = `${SRV},application=~"$application"`;
+const RECORDER_LEGEND = '{{server}} {{application}}/{{recorder}}';
+const TARGET_LEGEND = '{{server}} {{application}}/{{entry}}';
 
 export const streams = dashboard({
   uid: 'wowza-streams',
@@ -79,6 +83,57 @@ export const streams = dashboard({
         unit: 'short',
         description: 'Current connections to each stream and its renditions, all protocols (wowza_stream_connections_current).',
         targets: [prom(`sum by (server, application, stream) (wowza_stream_connections_current{${ST}})`, STREAM_LEGEND)],
+      }),
+    ]),
+    row('Recordings', [
+      stateTimeline({
+        title: 'Recording',
+        unit: 'none',
+        w: 12,
+        states: ['not recording', 'recording'],
+        description: 'Whether each stream recorder is recording (wowza_stream_recorder_recording, from recorderState). WowzaRecordingStopped fires when one stops while its stream is still connected.',
+        targets: [prom(`wowza_stream_recorder_recording{${APP}}`, RECORDER_LEGEND)],
+      }),
+      timeseries({
+        title: 'Recording growth',
+        unit: 'bps',
+        w: 8,
+        description: 'Bits per second each recorder adds to the file it writes (wowza_stream_recorder_current_size_bytes): flat while recording means nothing reaches the file.',
+        targets: [prom(`sum by (server, application, recorder) (rate(wowza_stream_recorder_current_size_bytes{${APP}}[$__rate_interval])) * 8`, RECORDER_LEGEND)],
+      }),
+      stat({
+        title: 'Recorder errors',
+        unit: 'none',
+        w: 4,
+        description: 'Recorders reporting an error now (wowza_stream_recorder_error; the message is on the exporter status page and in its log). WowzaRecorderError fires on each.',
+        thresholds: thresholds([{ color: 'red', value: 1 }]),
+        targets: [prom(`count(wowza_stream_recorder_error{${APP}} == 1) or vector(0)`)],
+      }),
+    ]),
+    row('Stream targets', [
+      stateTimeline({
+        title: 'Stream target active',
+        unit: 'none',
+        w: 12,
+        states: ['not pushing', 'pushing'],
+        description: 'Whether each stream target (push publishing entry) is pushing (wowza_stream_target_active, sessionStatus Active). WowzaStreamTargetDown fires for an enabled one that is not while its source stream is connected.',
+        targets: [prom(`wowza_stream_target_active{${APP}}`, TARGET_LEGEND)],
+      }),
+      table({
+        title: 'Stream targets',
+        unit: 's',
+        w: 12,
+        description: 'Each stream target with its destination, its status as Wowza words it, and how long ago it last pushed within the last day (wowza_stream_target_status, wowza_stream_target_active). Never its stream name or keys: the exporter does not keep them.',
+        targets: [
+          prom(
+            `(time() - max_over_time(timestamp(wowza_stream_target_active{${APP}} == 1)[1d:15s])) * on (job, instance, server, vhost, application, entry) group_right wowza_stream_target_status{${APP}}`,
+            '',
+            { instant: true },
+          ),
+        ],
+        hide: ['job', 'instance', 'vhost', '__name__'],
+        columns: { server: 'Server', application: 'Application', entry: 'Target', source_stream: 'Source', profile: 'Profile', host: 'Destination', status: 'Status', Value: 'Last pushed (ago)' },
+        sortBy: [{ displayName: 'Last pushed (ago)', desc: true }],
       }),
     ]),
     row('Top streams', [

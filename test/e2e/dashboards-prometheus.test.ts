@@ -21,6 +21,9 @@ describe.skipIf(missingTool('prometheus', PROMETHEUS, 'running every dashboard q
   beforeAll(async () => {
     // A connection limit and log shipping, so the limit and log panels have something to show.
     sim = await startSimulator({ auth: 'basic', maxConnections: 1000, maxIncomingStreams: 100, logs: { linesPerSecond: 50 } });
+    // An application with a stream target, for the stream target panels (the default one records a stream already).
+    sim.topology.addApp('_defaultVHost_', 'push', { streamTargetsEnabled: true, running: true });
+    sim.topology.addStream('_defaultVHost_', 'push', 'main');
     // The Wowza Video simulator, whose list holds summaries only (as the real one's): one upcoming schedule.
     video = await startVideoSimulator({ token: 'video-token', schedules: [videoSchedule('s1', { name: 'Evening' })] });
     const dir = mkdtempSync(join(tmpdir(), 'wowza-dash-'));

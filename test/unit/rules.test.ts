@@ -50,6 +50,9 @@ const REQUIRED_ALERTS = [
   'WowzaLicenseExpiringSoon',
   'WowzaTranscoderLicensesExhausted',
   'WowzaExpectedStreamDown',
+  'WowzaRecordingStopped',
+  'WowzaRecorderError',
+  'WowzaStreamTargetDown',
   'WowzaErrorLogSpike',
   'WowzaLogForwardingFailing',
   'WowzaLogForwardQueueGrowing',
@@ -88,7 +91,8 @@ describe('alerting rules', () => {
   });
 
   it('raises nothing about a stream that ends unless the configuration expects it', () => {
-    const streamAlerts = alerts.filter((a) => /wowza_stream_connected/.test(a.expr));
+    // Recordings and stream targets use the connected state only to stay quiet when the stream itself ended.
+    const streamAlerts = alerts.filter((a) => /wowza_stream_connected/.test(a.expr) && !/recorder|target/.test(a.expr));
     expect(streamAlerts.map((a) => a.alert)).toEqual(['WowzaExpectedStreamDown']);
     expect(streamAlerts[0]!.expr).toMatch(/^\s*\(\s*wowza_stream_expected == 1/);
   });
