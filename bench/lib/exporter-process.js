@@ -69,6 +69,8 @@ export async function startExporterProcess({ config, password, dir, env = {}, st
 
   return {
     pid: child.pid,
+    /** The config file it was started with: rewrite it and send SIGHUP to reload. */
+    configFile: file,
     url,
     /** Warnings and errors the exporter logged (up to 200), e.g. failed polls. */
     warnings,
@@ -99,7 +101,7 @@ export async function startExporterProcess({ config, password, dir, env = {}, st
           throw new Error('exporter did not report its memory');
         }),
       ]);
-      return { heapUsed: heap.heapUsed, heapTotal: heap.heapTotal, external: heap.external, ...residentMemory(child.pid) };
+      return { heapUsed: heap.heapUsed, heapTotal: heap.heapTotal, external: heap.external, handles: heap.handles, ...residentMemory(child.pid) };
     },
 
     /** RSS now and its peak so far (from /proc, no GC). */

@@ -14,7 +14,9 @@ channel.unref();
 function report() {
   globalThis.gc?.();
   globalThis.gc?.();
-  process.stderr.write(`${JSON.stringify({ benchMemory: process.memoryUsage(), gc: typeof globalThis.gc === 'function', thread: isMainThread ? 'main' : 'worker' })}\n`);
+  // Active handles (sockets, timers, servers, watchers) of the thread that runs the exporter: what a leak grows.
+  const handles = typeof process._getActiveHandles === 'function' ? process._getActiveHandles().length : undefined;
+  process.stderr.write(`${JSON.stringify({ benchMemory: { ...process.memoryUsage(), handles }, gc: typeof globalThis.gc === 'function', thread: isMainThread ? 'main' : 'worker' })}\n`);
 }
 
 if (isMainThread) {

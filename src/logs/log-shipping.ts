@@ -53,7 +53,17 @@ interface Running {
   server: string;
   logType: string;
   done: Promise<void>;
+  /** Chunks read and queued but not yet acknowledged by every sink. */
+  outstanding: () => number;
 }
+
+/**
+ * How long a server's removal (a reload or target file that changed its settings) waits for the lines already queued
+ * to be delivered before the positions are saved. Without the wait, the follower that takes over starts from the last
+ * acknowledged position and sends those lines a second time; with a sink that stays down longer, it still does
+ * (at-least-once), and says so.
+ */
+const HANDOVER_DRAIN_MS = 30_000;
 
 interface Followed {
   abort: AbortController;
@@ -174,7 +184,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
       deliver: chunks.deliver,
     });
     if (resumeFrom) logger.info({ ...labels, offset: resumeFrom.offset, file_id: resumeFrom.fileId }, 'resuming log from saved position');
-    running.push({ server, logType, done: follower.run(signal, true).then(chunks.settled) });
+    running.push({ server, logType, done: follower.run(signal, true).then(chunks.settled), outstanding: () => acks.outstanding });
   };
 
   const addSource = (source: LogSource) => {
@@ -195,6 +205,13 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     await entry.discovery;
     const mine = running.filter((r) => r.server === server);
     await Promise.allSettled(mine.map((r) => r.done));
+    // A handover, not a shutdown: let what is queued reach the sinks, so the positions saved below cover it.
+    const drainUntil = Date.now() + HANDOVER_DRAIN_MS;
+    const queued = () => mine.reduce((n, r) => n + r.outstanding(), 0);
+    while (queued() > 0 && Date.now() < drainUntil && !abort.signal.aborted) await new Promise((r) => setTimeout(r, 50));
+    if (queued() > 0) {
+      logger.warn({ server, chunks: queued() }, 'lines of a server whose logs are no longer followed are still waiting for a sink: the follower that takes over may send them again');
+    }
     for (const r of mine) {
       running.splice(running.indexOf(r), 1);
       metrics.forget(r.server, r.logType, sinks.map((s) => s.name));

@@ -62,7 +62,7 @@ describe('log rotation as the reference leaves it', () => {
     write(30);
     const dates = sim.logs.files().filter((f) => f.logType === ACCESS).map((f) => Math.floor(f.startDateMS / 1000));
     expect(new Set(dates.slice(-2)).size).toBe(1);
-    await waitFor('every line', () => (delivered().length >= 41 ? true : undefined), 10_000);
+    await waitFor('every line', () => (delivered().length >= 41 ? true : undefined), 45_000);
     expect(delivered()).toEqual(Array.from({ length: 41 }, (_, i) => i + 1));
     expect(await metric('wowza_log_rotation_gaps_total')).toBe(0);
   });
@@ -73,12 +73,12 @@ describe('log rotation as the reference leaves it', () => {
       write(2); // 42, 43: in the file that rolls, after the last read
       sim.logs.rotate(ACCESS);
       write(5); // 44..48
-      await waitFor('the new file', () => (delivered().includes(48) ? true : undefined), 15_000);
+      await waitFor('the new file', () => (delivered().includes(48) ? true : undefined), 45_000);
       expect(delivered().slice(41)).toEqual([44, 45, 46, 47, 48]);
       expect(await metric('wowza_log_rotation_gaps_total')).toBe(1);
       expect(exporter.output()).toMatch(/log rotated and the rolled file could not be read .*lines written after the last read and before the rotation are lost/);
       write(1);
-      await waitFor('later lines', () => (delivered().includes(49) ? true : undefined), 5_000);
+      await waitFor('later lines', () => (delivered().includes(49) ? true : undefined), 45_000);
     } finally {
       stop();
     }

@@ -138,7 +138,7 @@ describe('SIGTERM while the receiver is down', () => {
     await receiver.down('unavailable');
     sim.logs.append(ACCESS, Array.from({ length: 500 }, (_, i) => ({ 'x-event': 'play', 'x-severity': 'INFO', 'x-comment': `seq=${i + 1}` })));
     exporter = await startExporterProcess(['--config', config], { WOWZA_PASSWORD: sim.password });
-    await waitFor('a push refused with 503', () => (receiver.unavailableAnswers > 0 ? true : undefined), 10_000, 20);
+    await waitFor('a push refused with 503', () => (receiver.unavailableAnswers > 0 ? true : undefined), 45_000, 20);
 
     const stoppingAt = Date.now();
     expect(await exporter.stop('SIGTERM')).toBe(0);
@@ -148,7 +148,7 @@ describe('SIGTERM while the receiver is down', () => {
     await receiver.up();
     exporter = await startExporterProcess(['--config', config], { WOWZA_PASSWORD: sim.password });
     const seqs = () => receiver.lines.map((l) => /"x-comment":"seq=(\d+)"/.exec(l.line)).flatMap((m) => (m ? [Number(m[1])] : []));
-    await waitFor('all 500 lines delivered', () => (seqs().length >= 500 ? true : undefined), 10_000, 20);
+    await waitFor('all 500 lines delivered', () => (seqs().length >= 500 ? true : undefined), 45_000, 20);
     expect(await exporter.stop('SIGTERM')).toBe(0);
     expect(seqs()).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
     expect(receiver.rejections).toEqual([]);

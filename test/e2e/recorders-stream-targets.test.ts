@@ -88,7 +88,7 @@ describe('recorders and stream targets', () => {
     // A state Wowza did not document is kept and counted once.
     expect((await recorder('wowza_stream_recorder_info', 'stage'))!.labels.state).toBe('Error');
     expect(samples(text, 'wowza_exporter_unknown_values_total', { collector: 'recorder', field: 'recorderState' })[0]?.value).toBeGreaterThan(0);
-    await waitFor('the error in the log', async () => (/stream recorder reports an error/.test(exporter.output()) ? true : undefined), 10_000);
+    await waitFor('the error in the log', async () => (/stream recorder reports an error/.test(exporter.output()) ? true : undefined), 45_000);
     expect(exporter.output()).toContain('disk full: cannot write');
     const status = (await (await fetch(`${exporter.url}/api/v1/status`)).json()) as { servers: Array<{ recorders?: Array<{ recorder: string; error?: string; recording: boolean }> }> };
     const stage = status.servers[0]!.recorders!.find((r) => r.recorder === 'stage')!;

@@ -83,7 +83,7 @@ describe('Wowza Video schedules on /metrics', () => {
 
   it('asks for each schedule once, then only for the list (both pages) while nothing changes', async () => {
     const lists = api.requests.get('GET /schedules') ?? 0;
-    await waitFor('two more polls', () => ((api.requests.get('GET /schedules') ?? 0) >= lists + 4 ? true : undefined), 10_000);
+    await waitFor('two more polls', () => ((api.requests.get('GET /schedules') ?? 0) >= lists + 4 ? true : undefined), 45_000);
     expect(api.requests.get('GET /schedules/{id}')).toBe(4);
   });
 

@@ -12,7 +12,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+/**
+ * Polls `fn` until it returns something (not undefined or false). The ceiling is for a real hang only: on a busy CI
+ * machine (npm run test:busy) what takes a second on a quiet one can take twenty.
+ */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 45_000, everyMs = 100): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < end) {

@@ -60,7 +60,7 @@ describe.skipIf(missingTool('chromium', CHROMIUM, 'a cross-site form in a real b
     });
     // `localhost` and `127.0.0.1` are different sites to the browser.
     await page.goto(`http://localhost:${(evil.address() as { port: number }).port}/`);
-    await waitFor('the form posted', () => (answers.length > 0 ? true : undefined), 15_000);
+    await waitFor('the form posted', () => (answers.length > 0 ? true : undefined), 45_000);
     expect(answers).toEqual([403]);
     expect(exporter.output()).toMatch(/refused a reload a browser sent from another site/);
     expect(exporter.output()).not.toMatch(/configuration reloaded/);

@@ -58,7 +58,7 @@ describe('/probe against a server that never answers', () => {
   }, 40_000);
 
   it('a probe whose caller hung up stops: 20 abandoned probes leave at most 10 connections 3 s later', async () => {
-    await waitFor('the first probe done', () => (open.size <= 10 ? true : undefined), 15_000);
+    await waitFor('the first probe done', () => (open.size <= 10 ? true : undefined), 45_000);
     const abandoned = Array.from({ length: 20 }, () =>
       fetch(probeUrl(), { headers: { 'x-prometheus-scrape-timeout-seconds': '3600' }, signal: AbortSignal.timeout(1000) }).catch(() => undefined),
     );

@@ -323,13 +323,13 @@ describe('log follower: rotations the dates cannot tell', () => {
     const stop = new AbortController();
     controllers.push(stop);
     const running = f.run(stop.signal, true);
-    await waitFor('the new file followed', () => (sink.comments().includes('line 6') ? true : undefined), 5_000);
+    await waitFor('the new file followed', () => (sink.comments().includes('line 6') ? true : undefined), 45_000);
     // Line 3 was in the rolled file nobody could name: lost, said and counted once, never a stall.
     expect(sink.comments()).toEqual(['line 1', 'line 2', 'line 4', 'line 5', 'line 6']);
     expect(gaps).toEqual([1]);
     expect(src.callsOf('listLogFiles')).toHaveLength(3);
     src.append(ACCESS, lines(7, 7));
-    await waitFor('later lines', () => (sink.comments().includes('line 7') ? true : undefined), 5_000);
+    await waitFor('later lines', () => (sink.comments().includes('line 7') ? true : undefined), 45_000);
     stop.abort();
     await running;
   });
@@ -348,10 +348,10 @@ describe('log follower: rotations the dates cannot tell', () => {
     const stop = new AbortController();
     controllers.push(stop);
     const running = f.run(stop.signal, true);
-    await waitFor('several tries', () => (src.callsOf('listLogFiles').length >= 4 ? true : undefined), 5_000);
+    await waitFor('several tries', () => (src.callsOf('listLogFiles').length >= 4 ? true : undefined), 45_000);
     expect(sink.comments()).toEqual(['line 1', 'line 2']);
     src.failListing(undefined);
-    await waitFor('the rest', () => (sink.comments().includes('line 4') ? true : undefined), 5_000);
+    await waitFor('the rest', () => (sink.comments().includes('line 4') ? true : undefined), 45_000);
     expect(sink.comments()).toEqual(['line 1', 'line 2', 'line 3', 'line 4']);
     expect(gaps).toEqual([]);
     stop.abort();

@@ -31,7 +31,7 @@ function context(topology: Partial<Topology>, streamRecorders: (instance: string
   return { ctx, asked };
 }
 
-const instance = (app: string, recorders?: unknown[]) => ({ vhost: 'v', app, instance: { name: '_definst_', incomingStreams: [], recorders } });
+const instance = (app: string, recorders?: unknown[]) => ({ vhost: 'v', app, instance: { name: '_definst_', incomingStreams: [], outgoingStreams: undefined, recorders, streamGroups: undefined } });
 
 describe('recorder collector', () => {
   it('reads the recorders of the instance list without a request; {I}/streamrecorders only where the list has no recorders key', async () => {
