@@ -25,7 +25,7 @@ describe('short poll intervals with nothing else set', () => {
         });
         expect(Date.now() - started).toBeLessThan(10_000);
         const success = samples(text, 'wowza_exporter_collector_success');
-        expect(success.map((s) => s.labels.collector).sort()).toEqual(['application', 'instance', 'machine', 'status', 'stream', 'vhost']);
+        expect(success.map((s) => s.labels.collector).sort()).toEqual(['application', 'instance', 'machine', 'recorder', 'status', 'stream', 'stream_target', 'vhost']);
         expect(success.every((s) => s.value === 1)).toBe(true);
         // A later poll of the machine collector lands too: the schedule keeps going at this interval.
         const first = samples(text, 'wowza_exporter_last_poll_timestamp_seconds', { collector: 'machine' })[0]!.value;

@@ -41,7 +41,7 @@ const SCRAPE_BUDGET_MS = 100;
 const SCRAPES_OVER_BUDGET = 2;
 /** No scrape may take this long: the API request deadline, so a scrape that waited on Wowza shows. */
 const SCRAPE_CEILING_MS = 500;
-const DISCOVERY_BASED: WseCollector[] = ['vhost', 'application', 'instance', 'stream'];
+const DISCOVERY_BASED: WseCollector[] = ['vhost', 'application', 'instance', 'stream', 'recorder', 'stream_target'];
 /** Every kind of failure, each for one poll on every route: the warm-up and the memory case run it. */
 const FAILURE_ROUND: FaultInput[] = ['hang', 'reset', 500, 'garbage', 'html', { type: 'huge', bytes: 2 * LIMIT_BYTES, chunked: true }];
 const NO_OPENSSL = missingOpenssl('the TLS fault case (untrusted certificate)');
@@ -172,6 +172,9 @@ describe('exporter process under injected Wowza faults', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wowza-faults-'));
     sim = await startSimulator({ password: PASSWORD });
+    // An application with a stream target, so that the stream_target collector has series to lose.
+    sim.topology.addApp('_defaultVHost_', 'push', { streamTargetsEnabled: true, running: true });
+    sim.topology.addStream('_defaultVHost_', 'push', 'main');
     if (!NO_OPENSSL) {
       [trusted, untrusted] = await Promise.all([selfSignedCert(dir, 'trusted'), selfSignedCert(dir, 'untrusted')]);
       tlsSim = await startSimulator({ password: PASSWORD, tls: { cert: trusted.cert, key: trusted.key } });
@@ -187,6 +190,9 @@ describe('exporter process under injected Wowza faults', () => {
       // No ca_file: the exporter trusts what Node trusts, here the system store plus NODE_EXTRA_CA_CERTS.
       ...(tlsSim ? [server(TLS, tlsSim.url)] : []),
       server(DNS, 'http://wowza.invalid:8087'),
+      // Every collector at the poll interval (stream targets are read every 30 s by default).
+      'collectors:',
+      '  stream_target: {interval: 1s}',
     ].join('\n');
     writeFileSync(join(dir, 'config.yaml'), config);
     exporter = await startExporterProcess(

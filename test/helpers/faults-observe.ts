@@ -2,8 +2,8 @@ import { parseMetrics, samples } from './exporter-process.js';
 
 /** What the fault suite reads off a running exporter: per-collector series and success, its log lines. */
 
-export type WseCollector = 'machine' | 'status' | 'vhost' | 'application' | 'instance' | 'stream';
-export const WSE_COLLECTOR_NAMES: readonly WseCollector[] = ['machine', 'status', 'vhost', 'application', 'instance', 'stream'];
+export type WseCollector = 'machine' | 'status' | 'vhost' | 'application' | 'instance' | 'stream' | 'recorder' | 'stream_target';
+export const WSE_COLLECTOR_NAMES: readonly WseCollector[] = ['machine', 'status', 'vhost', 'application', 'instance', 'stream', 'recorder', 'stream_target'];
 
 /** The metric families each collector writes (see shared/metrics.md), to tell whose series are left. */
 const FAMILIES: Record<WseCollector, RegExp> = {
@@ -12,11 +12,13 @@ const FAMILIES: Record<WseCollector, RegExp> = {
   vhost: /^wowza_vhost_/,
   application: /^wowza_application_/,
   instance: /^(?:wowza_instance_|wowza_stream_(?:connected|recording|info)$|wowza_exporter_streams_dropped$)/,
-  stream: /^wowza_stream_(?!(?:connected|recording|info)$)/,
+  stream: /^wowza_stream_(?!(?:connected|recording|info)$|recorder_|target_|expected$)/,
+  recorder: /^wowza_stream_recorder_/,
+  stream_target: /^wowza_stream_target_/,
 };
 
 /** The exporter's own series about a server: they stay while its collectors fail, and say why. */
-const SELF = /^wowza_(?:up|exporter_(?:collector_success|collector_duration_seconds|last_poll_timestamp_seconds|api_requests_total|api_request_duration_seconds_(?:bucket|sum|count)|concurrency_limit|vanished_objects_total|object_errors_total|dropped_values_total|auth_challenges_total|collector_interval_seconds))$/;
+const SELF = /^wowza_(?:up|exporter_(?:collector_success|collector_duration_seconds|last_poll_timestamp_seconds|api_requests_total|api_request_duration_seconds_(?:bucket|sum|count)|concurrency_limit|vanished_objects_total|object_errors_total|dropped_values_total|unknown_values_total|auth_challenges_total|collector_interval_seconds))$/;
 
 /** `name{labels}` of every series of `server` whose metric name passes `keep`, sorted. */
 function seriesOfServer(text: string, server: string, keep: (name: string) => boolean): string[] {
