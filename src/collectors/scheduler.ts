@@ -452,10 +452,11 @@ export class Scheduler {
   private countDrops(spec: PollJobSpec, set: MetricSet, log: Logger): void {
     for (const [field, values] of set.unknowns) {
       for (const [value, n] of values) {
-        this.o.self.unknownValues.inc({ server: spec.server, collector: spec.collector, field }, n);
+        // Counted and said once per value: a state that persists is one unknown value, not one per poll.
         const said = `${spec.server}\u0000${spec.collector}\u0000${field}\u0000${value}`;
         if (this.dropsSaid.has(said)) continue;
         this.dropsSaid.add(said);
+        this.o.self.unknownValues.inc({ server: spec.server, collector: spec.collector, field });
         log.warn({ field, value, objects: n }, 'a value the exporter does not know: kept as it came (counted in wowza_exporter_unknown_values_total; said once)');
       }
     }

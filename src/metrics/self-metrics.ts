@@ -135,7 +135,7 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
     }),
     unknownValues: new Counter({
       name: 'wowza_exporter_unknown_values_total',
-      help: 'Values the exporter does not know but keeps (a recorder state or stream target status Wowza added): exported as they came, at most 20 distinct per field and server, the rest as other. field is the API field.',
+      help: 'Distinct values the exporter does not know but keeps (a recorder state or stream target status Wowza added), each counted once: exported as they came, at most 20 per field and server, the rest as other. field is the API field.',
       labelNames: ['server', 'collector', 'field'],
       registers: [registry],
     }),
