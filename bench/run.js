@@ -207,6 +207,8 @@ async function main() {
         { series: 20_000, label: 'MALLOC_ARENA_MAX=2', env: { MALLOC_ARENA_MAX: '2' } },
         // The README's sizing with connectioncounts: the same series, viewers from one document a cycle.
         { series: 20_000, label: 'connectioncounts', connectioncounts: true },
+        // Issue 26: the same defaults while two CPU-bound processes keep both CPUs busy.
+        { series: 20_000, label: 'busy machine (two CPU-bound processes beside it)', busy: true },
       ];
       const rows = await runMetricsScrape({ cases: args.quick ? [cases[0], cases[1], cases[3]] : cases, latencyMs: LATENCY_MS, durationMs: args.quick ? 6000 : 10_000, everyMs: 100, dir, log });
       printScrape(rows);

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
-import { startWorker } from '../lib/children.js';
+import { startProcess, startWorker, stopChild } from '../lib/children.js';
 import { startExporterProcess } from '../lib/exporter-process.js';
 import { countSeries, createScraper } from '../lib/scraper.js';
 import { percentile } from '../lib/stats.js';
@@ -71,9 +71,11 @@ async function scrapeFor(scraper, durationMs, everyMs) {
  */
 export async function runMetricsScrape({ cases, latencyMs, durationMs, everyMs, dir, log }) {
   const rows = [];
-  for (const { series: target, env, label, connectioncounts } of cases) {
+  for (const { series: target, env, label, connectioncounts, busy } of cases) {
     const streams = streamsForSeries(target);
     const sim = await startWorker('simulator', SIM);
+    // `busy`: two CPU-bound processes beside the exporter for the whole row, as on a shared machine (issue 26).
+    const hogs = busy ? [0, 1].map(() => startProcess(process.execPath, ['-e', 'for (;;) {}'])) : [];
     let exporter;
     let scraper;
     try {
@@ -131,6 +133,7 @@ export async function runMetricsScrape({ cases, latencyMs, durationMs, everyMs, 
         firstWarning: exporter.warnings[0],
       });
     } finally {
+      for (const h of hogs) await stopChild(h, 1000);
       await scraper?.close();
       await exporter?.close();
       await sim.close();
