@@ -58,7 +58,7 @@ describe.skipIf(missingTool('prometheus', PROMETHEUS, 'running every dashboard q
     const queries = panelQueries({ values: { job: 'wowza', server: 'wse-1' } }).filter((q) => !lokiPanels().some((l) => l.dashboard === q.dashboard && l.panel === q.panel));
     expect(queries.length).toBeGreaterThan(20);
     // Rates need two scrapes inside their window; give Prometheus a few seconds of history first.
-    await prom.waitForQuery('count(rate(wowza_exporter_api_requests_total[1m]) > 0)', undefined, 30_000);
+    await prom.waitForQuery('count(rate(wowza_exporter_api_requests_total[1m]) > 0)', undefined, 60_000);
     let empty: string[] = [];
     const deadline = Date.now() + 45_000;
     while (Date.now() < deadline) {

@@ -12,7 +12,7 @@ describe('demo', () => {
     proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
     try {
-      await waitFor(`the demo banner (${out.slice(-400)})`, () => (out.includes('Press Ctrl-C to stop.') ? true : undefined), 20_000);
+      await waitFor(`the demo banner (${out.slice(-400)})`, () => (out.includes('Press Ctrl-C to stop.') ? true : undefined), 60_000);
       const metricsUrl = /metrics\s+(http:\/\/\S+\/metrics)/.exec(out)![1]!;
       const logFile = /shipped log records\s+(\S+)/.exec(out)![1]!;
       const statusUrl = /status as JSON\s+(http:\/\/\S+)/.exec(out)![1]!;

@@ -35,7 +35,7 @@ describe('digest sessions against a server that retires nonces', () => {
   it('4 apps x 50 streams, nonces of 50 uses or 30 s: 401s are at most 3 % of requests', async () => {
     const { sim: s, exporter: e } = await start({ nonceMaxUses: 50, nonceTtlMs: 30_000, strict: false });
     // Warm-up: every session has its first nonce.
-    await waitFor('a few polls', async () => ((samples(await e.metrics(), 'wowza_exporter_collector_success', { collector: 'stream' })[0]?.value ?? 0) === 1 ? true : undefined), 20_000);
+    await waitFor('a few polls', async () => ((samples(await e.metrics(), 'wowza_exporter_collector_success', { collector: 'stream' })[0]?.value ?? 0) === 1 ? true : undefined), 60_000);
     await new Promise((r) => setTimeout(r, 3000));
     s.counters.reset();
     await waitFor('enough requests', () => (s.counters.total >= 3000 ? true : undefined), 60_000, 200);
@@ -57,7 +57,7 @@ describe('digest sessions against a server that retires nonces', () => {
     exporter = await startExporterProcess(['--config', join(dir, 'config.yaml')]);
     const e = exporter;
     const s = sim;
-    await waitFor('up', async () => ((samples(await e.metrics(), 'wowza_up')[0]?.value ?? 0) === 1 ? true : undefined), 20_000);
+    await waitFor('up', async () => ((samples(await e.metrics(), 'wowza_up')[0]?.value ?? 0) === 1 ? true : undefined), 60_000);
     const app = s.topology.list().vhosts[0]!.apps[0]!.name;
     let churned = 0;
     const churn = setInterval(() => {

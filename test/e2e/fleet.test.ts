@@ -70,9 +70,12 @@ describe('fleets: target files and shards', () => {
       // machine may time out: wait for a scrape that has them all).
       const names = ['wowza_machine_cpu_ratio', 'wowza_stream_uptime_seconds', 'wowza_exporter_collector_success', 'wowza_exporter_api_requests_total'];
       const ofServers = (text: string, name: string) => samples(text, name).filter((s) => s.labels.server !== undefined);
+      let missing: string[] = [];
       const text = await waitFor(`every kind of series on replica ${i}`, async () => {
         const t = await replica.metrics();
-        return names.every((n) => ofServers(t, n).length > 0) ? t : undefined;
+        missing = names.filter((n) => ofServers(t, n).length === 0);
+        if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}; collector_success: ${samples(t, 'wowza_exporter_collector_success').map((s) => `${s.labels.server}/${s.labels.collector}=${s.value}`).join(' ')}`);
+        return t;
       });
       for (const name of names) for (const s of ofServers(text, name)) expect(s.labels, name).toMatchObject({ site: 'a', env: 'test' });
       expect(samples(text, 'wowza_exporter_servers')[0]!.value).toBe(up.size);
@@ -129,7 +132,7 @@ describe('fleets: target files and shards', () => {
           },
         ],
       });
-      const up = await prom.waitForQuery('wowza_up{job="wowza"}', (r) => servers.every((s) => r.some((x) => x.metric.server === s)), 30_000);
+      const up = await prom.waitForQuery('wowza_up{job="wowza"}', (r) => servers.every((s) => r.some((x) => x.metric.server === s)), 60_000);
       for (const s of servers) expect(up.filter((x) => x.metric.server === s), s).toHaveLength(1);
       const targets = (await prom.targets()).filter((t) => t.scrapePool === 'hashmod-check');
       expect(targets).toHaveLength(servers.length);

@@ -49,7 +49,7 @@ describe('recorders and stream targets', () => {
   const polls = async (collector: string, n: number) => {
     for (let i = 0; i < n; i++) {
       const before = await lastPoll(collector);
-      await waitFor(`a ${collector} poll`, async () => ((await lastPoll(collector)) > before ? true : undefined), 30_000, 100);
+      await waitFor(`a ${collector} poll`, async () => ((await lastPoll(collector)) > before ? true : undefined), 60_000, 100);
     }
   };
   const recorder = async (name: string, recorderName: string) => samples(await exporter.metrics(), name, { application: 'rec', recorder: recorderName })[0];
@@ -66,7 +66,7 @@ describe('recorders and stream targets', () => {
       expect(info.labels).toMatchObject({ state: 'Recording in progress', format: 'MP4', segmentation: 'None', app_instance: '_definst_', vhost: V, server: 'wse-1' });
     }
     const size = (await recorder('wowza_stream_recorder_current_size_bytes', 'hall'))!.value;
-    await waitFor('the size to grow', async () => ((await recorder('wowza_stream_recorder_current_size_bytes', 'hall'))!.value > size ? true : undefined), 30_000, 200);
+    await waitFor('the size to grow', async () => ((await recorder('wowza_stream_recorder_current_size_bytes', 'hall'))!.value > size ? true : undefined), 60_000, 200);
     expect(sim.counters.route(RECORDERS)).toBe(0);
   });
 

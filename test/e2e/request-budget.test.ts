@@ -25,7 +25,7 @@ describe('a request budget per server', () => {
 
   it('stretches the stream interval to fit, says so, keeps every stream, and the server sees about the budget', async () => {
     const stream = async () => samples(await exporter.metrics(), 'wowza_exporter_collector_interval_seconds', { collector: 'stream' })[0]?.value ?? 0;
-    const interval = await waitFor('the stream interval stretched', async () => ((await stream()) > 2 ? stream() : undefined), 20_000);
+    const interval = await waitFor('the stream interval stretched', async () => ((await stream()) > 2 ? stream() : undefined), 60_000);
     const status = (await (await fetch(`${exporter.url}/api/v1/status`)).json()) as { servers: Array<{ collectors: Array<{ name: string; interval_reason: string | null }> }> };
     expect(status.servers[0]!.collectors.find((c) => c.name === 'stream')!.interval_reason).toMatch(/over poll\.max_requests_per_second 40/);
     expect(status.servers[0]!.collectors.find((c) => c.name === 'machine')!.interval_reason).toBeNull();

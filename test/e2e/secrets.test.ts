@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -92,7 +93,10 @@ async function fakeServer(answer: (req: Recorded, res: ServerResponse) => void):
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r = { method: req.method ?? '', url: req.url ?? '', authorization: String(req.headers.authorization ?? ''), body: Buffer.concat(chunks).toString('utf8') };
+      // Loki pushes are gzipped: searched for secrets as Loki reads them, not as compressed bytes.
+      const raw = Buffer.concat(chunks);
+      const body = (req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
+      const r = { method: req.method ?? '', url: req.url ?? '', authorization: String(req.headers.authorization ?? ''), body };
       seen.push(r);
       answer(r, res);
     });
@@ -357,7 +361,7 @@ describe('secrets never leave the process', () => {
         const lokiDone = ['/basic/', '/bearer/'].every((p) => loki.seen.filter((r) => r.url.startsWith(p)).length >= 3);
         return up('wse-digest') === 1 && up('wse-basic') === 1 && text.includes('wowza_video_schedule_info') && lokiDone ? text : undefined;
       },
-      25_000,
+      60_000,
     );
     record('/metrics', metrics);
     await probes();
@@ -374,6 +378,8 @@ describe('secrets never leave the process', () => {
     for (const f of writtenFiles()) record(`file ${relative(dir, f)}`, readFileSync(f, 'utf8'));
     // What reached Loki left the process too.
     for (const r of loki.seen) record(`loki push ${r.url}`, r.body);
+    // The pushes were read (decompressed): the search below sees their records, not gzip bytes.
+    expect(loki.seen.some((r) => r.body.includes('"streams"'))).toBe(true);
   }, 120_000);
 
   afterAll(async () => {

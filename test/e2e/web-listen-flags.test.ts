@@ -41,7 +41,7 @@ describe('--web.telemetry-path, repeated --web.listen-address, --web.systemd-soc
     const [a, b] = [await freePort(), await freePort()];
     const e = serve(['--web.listen-address', `127.0.0.1:${a}`, '--web.listen-address', `127.0.0.1:${b}`, '--web.telemetry-path', '/m']);
     for (const port of [a, b]) {
-      await waitFor(`ready on ${port} (${e.output().slice(-300)})`, async () => ((await status(`http://127.0.0.1:${port}/-/ready`)) === 200 ? true : undefined), 20_000);
+      await waitFor(`ready on ${port} (${e.output().slice(-300)})`, async () => ((await status(`http://127.0.0.1:${port}/-/ready`)) === 200 ? true : undefined), 60_000);
       const res = await fetch(`http://127.0.0.1:${port}/m`);
       expect(res.status).toBe(200);
       expect(await res.text()).toMatch(/^wowza_up\{server="[^"]+"\} 1$/m);
@@ -62,7 +62,7 @@ describe('--web.telemetry-path, repeated --web.listen-address, --web.systemd-soc
     const e = serve(['--web.systemd-socket'], { stdio: ['ignore', 'pipe', 'pipe', fd], shell: 'LISTEN_FDS=1 LISTEN_PID=$$' });
     // The parent lets go of its copy: only the exporter accepts on it now.
     socket.close();
-    await waitFor(`ready on the inherited socket (${e.output().slice(-300)})`, async () => ((await status(`http://127.0.0.1:${port}/-/ready`)) === 200 ? true : undefined), 20_000);
+    await waitFor(`ready on the inherited socket (${e.output().slice(-300)})`, async () => ((await status(`http://127.0.0.1:${port}/-/ready`)) === 200 ? true : undefined), 60_000);
     expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toContain('wowza_up');
 
     const missing = await runCli(['serve', '--wowza.url', sim.url, '--web.systemd-socket'], { timeoutMs: 20_000 });

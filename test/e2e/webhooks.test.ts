@@ -119,7 +119,7 @@ describe('webhooks end to end', () => {
       });
     }
     sim.topology.stopStream(V, 'cameras', 'cam3');
-    await waitFor('wowza_stream_connected of cam3 to read 0', async () => ((await connected()) === 0 ? true : undefined), 20_000, 20);
+    await waitFor('wowza_stream_connected of cam3 to read 0', async () => ((await connected()) === 0 ? true : undefined), 60_000, 20);
     expect((await lastPoll()) - before).toBeLessThan(25);
 
     await sim.webhooks.settled();

@@ -45,7 +45,7 @@ export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: 
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+    const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
     p.on('error', reject);
     p.on('close', (code) => {
       clearTimeout(timer);
@@ -74,7 +74,7 @@ export async function startExporterProcess(args: string[], env: NodeJS.ProcessEn
       const res = await fetch(`${url}${opts.waitReady === false ? '/-/healthy' : '/-/ready'}`);
       return res.status === 200 ? true : undefined;
     },
-    20_000,
+    60_000,
   );
   return {
     url,

@@ -61,7 +61,7 @@ export async function startPrometheus(
       const body = (await (await fetch(`${url}/api/v1/targets?state=active`)).json()) as { data: { activeTargets: Array<{ labels: Record<string, string>; scrapePool: string }> } };
       return body.data.activeTargets;
     },
-    waitForQuery: (expr, accept = (r) => r.length > 0, timeoutMs = 20_000) =>
+    waitForQuery: (expr, accept = (r) => r.length > 0, timeoutMs = 45_000) =>
       waitFor(`query ${expr}`, async () => {
         const r = await query(expr);
         return accept(r) ? r : undefined;

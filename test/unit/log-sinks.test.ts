@@ -274,11 +274,13 @@ describe('http sink', () => {
     });
     const src = new MemoryLogSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
     src.append(ACCESS, [access('slow', '10:00:00')]);
-    const { metric } = await ship(src, { sinks: [{ type: 'http', url: http.url, timeout: '100ms' }] });
+    const { metric, logs } = await ship(src, { sinks: [{ type: 'http', url: http.url, timeout: '100ms' }] });
     await waitFor('the retry', () => http.requests.length === 2 || undefined);
-    expect(http.requests[1]!.at - http.requests[0]!.at).toBeGreaterThanOrEqual(90);
+    // That it gave up for want of an answer is in what it logged and counted, not in a wall-clock gap: on a busy
+    // machine the receiver may see the first request late and the retry on time.
     await waitFor('forwarded', async () => (await metric('wowza_log_forwarded_lines_total', { sink: 'http' })) === 1 || undefined);
     expect(await metric('wowza_log_forward_failures_total', { sink: 'http' })).toBe(1);
+    expect(logs.text()).toMatch(/no answer within 100 ms/);
   });
 
   it('fails to start with the field named when a secret file is missing', async () => {
