@@ -1,3 +1,4 @@
+import type { MetricSet } from '../metrics/metric-set.js';
 import type { Registry } from 'prom-client';
 import { BUILD } from '../build-info.js';
 import type { LastPoll, PollJobSpec, PollResult } from '../collectors/scheduler.js';
@@ -161,6 +162,17 @@ export interface VideoFacts {
 }
 
 /** Keeps the few facts of each poll the status needs, so no poll's whole set is held for it. */
+/** The value of metric `name` for the object the `identity` labels of `labels` name, in one poll's set. */
+function valuesOf(set: MetricSet, identity: readonly string[]): (name: string, labels: Readonly<Record<string, string>>) => number | undefined {
+  const key = (l: Readonly<Record<string, string>>) => identity.map((k) => l[k] ?? '').join('\u0000');
+  const cache = new Map<string, Map<string, number>>();
+  return (name, labels) => {
+    let byKey = cache.get(name);
+    if (!byKey) cache.set(name, (byKey = new Map(set.samples(name).map((s) => [key(s.labels), s.value]))));
+    return byKey.get(key(labels));
+  };
+}
+
 export class StatusFacts {
   readonly servers = new Map<string, ServerFacts>();
   video: VideoFacts | undefined;
@@ -179,11 +191,7 @@ export class StatusFacts {
       facts.streams = set.samples(M.streamConnected.name).length;
       facts.dropped = set.samples(M.streamsDropped.name)[0]?.value;
     } else if (spec.collector === 'recorder') {
-      const key = (l: Record<string, string>) => `${l.vhost}/${l.application}/${l.app_instance}/${l.recorder}`;
-      const byKey = (name: string) => new Map(set.samples(name).map((s) => [key(s.labels), s.value]));
-      const recording = byKey(M.recorderRecording.name);
-      const duration = byKey(M.recorderDuration.name);
-      const size = byKey(M.recorderSize.name);
+      const value = valuesOf(set, ['vhost', 'application', 'app_instance', 'recorder']);
       facts.recorders = set
         .samples(M.recorderInfo.name)
         .slice(0, MAX_LISTED)
@@ -193,16 +201,13 @@ export class StatusFacts {
           app_instance: l.app_instance ?? '',
           recorder: l.recorder ?? '',
           state: l.state ?? '',
-          recording: recording.get(key(l)) === 1,
-          duration_seconds: duration.get(key(l)) ?? null,
-          size_bytes: size.get(key(l)) ?? null,
+          recording: value(M.recorderRecording.name, l) === 1,
+          duration_seconds: value(M.recorderDuration.name, l) ?? null,
+          size_bytes: value(M.recorderSize.name, l) ?? null,
           error: set.notes.get(`recorder_error\u0000${l.vhost}/${l.application}/${l.app_instance}/${l.recorder}`) ?? null,
         }));
     } else if (spec.collector === 'stream_target') {
-      const key = (l: Record<string, string>) => `${l.vhost}/${l.application}/${l.entry}`;
-      const byKey = (name: string) => new Map(set.samples(name).map((s) => [key(s.labels), s.value]));
-      const enabled = byKey(M.targetEnabled.name);
-      const active = byKey(M.targetActive.name);
+      const value = valuesOf(set, ['vhost', 'application', 'entry']);
       facts.streamTargets = set
         .samples(M.targetStatus.name)
         .slice(0, MAX_LISTED)
@@ -213,8 +218,8 @@ export class StatusFacts {
           profile: l.profile ?? '',
           host: l.host ?? '',
           source_stream: l.source_stream ?? '',
-          enabled: enabled.get(key(l)) === 1,
-          active: active.get(key(l)) === 1,
+          enabled: value(M.targetEnabled.name, l) === 1,
+          active: value(M.targetActive.name, l) === 1,
           status: l.status ?? '',
         }));
     } else if (spec.collector === 'video') {
