@@ -74,7 +74,10 @@ describe('fleets: target files and shards', () => {
       const text = await waitFor(`every kind of series on replica ${i}`, async () => {
         const t = await replica.metrics();
         missing = names.filter((n) => ofServers(t, n).length === 0);
-        if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}; collector_success: ${samples(t, 'wowza_exporter_collector_success').map((s) => `${s.labels.server}/${s.labels.collector}=${s.value}`).join(' ')}`);
+        if (missing.length > 0) {
+          const success = samples(t, 'wowza_exporter_collector_success').map((s) => `${s.labels.server}/${s.labels.collector}=${s.value}`);
+          throw new Error(`missing ${missing.join(', ')}; collector_success: ${success.join(' ')}; ${t.length} bytes: ${t.slice(0, 300)}`);
+        }
         return t;
       });
       for (const name of names) for (const s of ofServers(text, name)) expect(s.labels, name).toMatchObject({ site: 'a', env: 'test' });

@@ -81,7 +81,13 @@ export async function startExporterProcess(args: string[], env: NodeJS.ProcessEn
     port,
     proc,
     output: () => out,
-    metrics: async () => (await fetch(`${url}/metrics`)).text(),
+    // An answer that is not 200 is an error, never an empty set of metrics (waitFor retries it and says why).
+    metrics: async () => {
+      const res = await fetch(`${url}/metrics`);
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: ${text.slice(0, 200)}`);
+      return text;
+    },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (proc.exitCode !== null) return proc.exitCode;
       proc.kill(signal);
