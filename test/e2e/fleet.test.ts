@@ -65,6 +65,12 @@ describe('fleets: target files and shards', () => {
     for (const [i, replica] of replicas.entries()) {
       const up = await upOn(replica);
       expect([...up.keys()].sort(), `replica ${i}`).toEqual(four.filter((n) => hashmod(n, 2) === i).sort());
+      // The simulators' ports are random: one time in eight all four names hash to the same replica, and the other
+      // one rightly polls nothing.
+      if (up.size === 0) {
+        expect(samples(await replica.metrics(), 'wowza_exporter_servers')[0]!.value).toBe(0);
+        continue;
+      }
       for (const s of up.values()) expect(s).toMatchObject({ value: 1, labels: { site: 'a', env: 'test' } });
       // The Wowza series carry them too, and so do the exporter's own series of the server (a poll on a busy
       // machine may time out: wait for a scrape that has them all).
