@@ -27,7 +27,7 @@ function target(s: Simulator, over: Partial<WowzaTarget> = {}): WowzaTarget {
 
 describe('REST client against the simulator', () => {
   for (const algorithm of ['MD5', 'SHA-256'] as const) {
-    it(`digest ${algorithm}: 200 sequential calls cost at most 210 HTTP requests, including a stale-nonce renewal`, async () => {
+    it(`digest ${algorithm}: 200 sequential calls reuse each nonce: one 401 to start and one per nonce the server retires, not one per call`, async () => {
       sim = await startSimulator({ auth: 'digest', digestAlgorithms: [algorithm], nonceTtlMs: 150, strictNonceCount: true });
       const client = new WowzaClient(target(sim));
       const started = Date.now();
@@ -37,10 +37,15 @@ describe('REST client against the simulator', () => {
         if (i === 100) await new Promise((r) => setTimeout(r, 200));
       }
       await client.close();
-      expect(Date.now() - started).toBeLessThan(20_000);
-      expect(sim.counters.total).toBeLessThanOrEqual(210);
-      expect(sim.counters.staleChallenges).toBeGreaterThanOrEqual(1);
+      const elapsed = Date.now() - started;
+      // Every 401 is the first challenge or a retired nonce, each retried once; the nonce lives 150 ms, so how many
+      // retire depends on how fast the machine made the calls (about 10 on a quiet one, more on a busy one), never on
+      // how many calls there were.
       expect(sim.counters.status(200)).toBe(200);
+      expect(sim.counters.total).toBe(200 + sim.counters.status(401));
+      expect(sim.counters.staleChallenges).toBeGreaterThanOrEqual(1);
+      expect(sim.counters.status(401)).toBeLessThanOrEqual(1 + Math.ceil(elapsed / 150) + 1);
+      expect(sim.counters.status(401)).toBeLessThan(100);
     });
   }
 
