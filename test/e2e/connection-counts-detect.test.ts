@@ -72,15 +72,12 @@ describe.skipIf(!free)('connectioncounts found at its default address', () => {
 
   it('connectioncounts_url: off never asks it', async () => {
     // A request the previous exporter sent just before it stopped may be counted after: wait until the count rests.
-    let before = asked;
     await waitFor('the provider quiet for a second', async () => {
       const now = asked;
       await new Promise((r) => setTimeout(r, 1000));
-      if (asked === now) return true;
-      before = asked;
-      return undefined;
+      return asked === now ? true : undefined;
     });
-    before = asked;
+    const before = asked;
     const exporter = await startExporterProcess(
       ['--wowza.url', sim.url, '--wowza.username', sim.username, '--wowza.auth', 'basic', '--wowza.connectioncounts-url', 'off', '--poll.interval', '1s'],
       { WOWZA_PASSWORD: sim.password },
