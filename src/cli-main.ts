@@ -1,7 +1,7 @@
-import yargs, { type CommandModule } from 'yargs';
-import { hideBin } from 'yargs/helpers';
+import type { CommandModule } from 'yargs';
 import { versionText } from './build-info.js';
 import { ConfigError } from './config/errors.js';
+import { loadYargs } from './yargs-lean.js';
 
 /** Every command, in the order help lists them, loaded on demand. */
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
@@ -15,14 +15,22 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
 };
 
 /**
- * Only the command named first is loaded, so that a long-running `serve` does not keep the simulator,
- * doctor, schedules and webhook-setup code in memory. Anything else (help, the default command after
- * options, a mistyped name) loads them all, and yargs answers exactly as if all were always there.
+ * Only the commands a command line can run are loaded, so that a long-running `serve` does not keep the simulator,
+ * doctor, schedules and webhook-setup code in memory: the command named first, or `serve` (the default) when the
+ * line starts with an option, plus any command named further on (`--log.level debug simulate`). Help, a bare
+ * `--version` and a mistyped name load them all, and yargs answers exactly as if all were always there.
  */
-function commandsFor(argv: string[]): Promise<CommandModule[]> {
+export function commandsToLoad(argv: readonly string[]): string[] {
   const first = argv[0];
-  const named = first !== undefined && Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
-  return Promise.all((named ? [named] : Object.values(COMMANDS)).map((load) => load()));
+  const all = Object.keys(COMMANDS);
+  if (argv.some((a) => a === '--help' || a === '-h' || a === 'help')) return all;
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [first];
+  if (first === undefined || first.startsWith('-')) return ['serve', ...all.filter((name) => name !== 'serve' && argv.includes(name))];
+  return all;
+}
+
+function commandsFor(argv: string[]): Promise<CommandModule[]> {
+  return Promise.all(commandsToLoad(argv).map((name) => COMMANDS[name]!()));
 }
 
 // A stray rejection must not take the exporter down: log it and keep serving.
@@ -36,6 +44,7 @@ function exitWith(code: number, message: string): never {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  const yargs = await loadYargs();
   const cli = yargs(argv)
     .scriptName('wowza-exporter')
     .parserConfiguration({ 'dot-notation': false })
@@ -59,5 +68,5 @@ export async function main(argv: string[]): Promise<void> {
 
 /** Runs the command line `argv` (without node and the script). */
 export function run(): Promise<void> {
-  return main(hideBin(process.argv));
+  return main(process.argv.slice(2));
 }

@@ -1,15 +1,9 @@
 #!/usr/bin/env node
-import { receiveSignals, runInWorker, servesInWorker } from './serve-thread.js';
+import { applyFootprintFlags } from './v8-flags.js';
 
 /**
- * The entry point. `serve` (the default command) goes to a worker thread with a bounded heap (serve-thread.ts);
- * this thread then only waits for it, so it loads nothing else: the argument parser and everything the command
- * needs are loaded where the command runs.
+ * The entry point. V8's settings for `serve` are made before anything else is loaded (v8-flags.ts); the argument
+ * parser and everything a command needs are loaded with the command.
  */
-const args = process.argv.slice(2);
-if (servesInWorker(args)) {
-  await runInWorker(new URL(import.meta.url), args);
-} else {
-  receiveSignals();
-  await (await import('./cli-main.js')).run();
-}
+applyFootprintFlags(process.argv.slice(2));
+await (await import('./cli-main.js')).run();

@@ -15,19 +15,13 @@ import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from './http/
 import { sendMetrics, sendText, startExporterServer, type RouteHandler } from './http/server.js';
 import { systemdSockets } from './http/systemd-socket.js';
 import { buildStatus, StatusFacts } from './http/status.js';
-import { sendFavicon, sendStatusPage } from './http/status-page.js';
-import { basicAuthGuard, createServerFactory, loadWebConfig } from './http/web-config.js';
 import type { Logger } from './logger.js';
 import { createSelfMetrics, forgetServer, type SelfMetrics } from './metrics/self-metrics.js';
 import { addServerLabels, formatServerLabels } from './metrics/server-labels.js';
 import { SnapshotStore } from './metrics/snapshot-store.js';
-import { startLogShipping, type LogShipping } from './logs/log-shipping.js';
+import type { LogShipping } from './logs/log-shipping.js';
 import { WowzaClient, type WowzaTarget } from './wowza/client.js';
-import { WowzaLogSource } from './wowza/log-source.js';
-import { VideoClient } from './video/client.js';
-import { VideoSchedulesCollector } from './video/schedules-collector.js';
 import type { WebhookEvent } from './webhooks/event.js';
-import { createWebhookReceiver } from './webhooks/receiver.js';
 
 /** The `log_type` webhook events carry in the sinks (and Loki), beside the server's own logs. */
 const WEBHOOK_LOG_TYPE = 'webhook';
@@ -81,9 +75,14 @@ export interface Exporter {
   close(): Promise<void>;
 }
 
-/** The Wowza Video schedules collector, when a token is configured. */
-function videoJobs(runtime: RuntimeConfig, self: SelfMetrics, logger: Logger): PollJobSpec[] {
+/**
+ * The Wowza Video schedules collector, when a token is configured. Its code is loaded only then, like the log
+ * pipeline, the webhook receiver, the web config's TLS and bcrypt, and the status page: a metrics-only `serve` does
+ * not carry what it does not run (issue 27; test/e2e/serve-modules.test.ts lists what it loads).
+ */
+async function videoJobs(runtime: RuntimeConfig, self: SelfMetrics, logger: Logger): Promise<PollJobSpec[]> {
   if (!runtime.collectors.video.enabled || !runtime.videoToken) return [];
+  const [{ VideoClient }, { VideoSchedulesCollector }] = await Promise.all([import('./video/client.js'), import('./video/schedules-collector.js')]);
   const server = new URL(runtime.config.video.url).host;
   const intervalMs = runtime.collectors.video.intervalMs;
   const client = new VideoClient({
@@ -148,7 +147,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   let scheduler = newScheduler();
   // Webhook events re-poll what they name, at most once a second per server (coalesced).
   const refreshes = new RefreshThrottle((server) => scheduler.refresh(server, REFRESHED_BY_EVENTS));
-  for (const job of videoJobs(runtime, self, logger)) scheduler.addJob(job);
+  for (const job of await videoJobs(runtime, self, logger)) scheduler.addJob(job);
   self.reloadSuccessful.set(1);
   self.reloadSuccessTime.set(Date.now() / 1000);
 
@@ -157,6 +156,8 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   const labelsByServer = new Map<string, string>();
   const logClients = new Map<string, WowzaClient>();
   let shipping: LogShipping | undefined;
+  /** The log source's class, loaded with the log pipeline. */
+  let LogSource: typeof import('./wowza/log-source.js').WowzaLogSource | undefined;
   let files: ServersFiles | undefined;
   const skipped = new Set<string>();
   /**
@@ -208,13 +209,13 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   };
 
   const startLogsOf = (name: string, logTarget: WowzaTarget) => {
-    if (!shipping) return;
+    if (!shipping || !LogSource) return;
     const client = new WowzaClient(logTarget, {
       onRequest: (endpoint, code, seconds) => self.observeRequest(name, endpoint, code, seconds),
       onChallenge: (reason) => self.authChallenges.inc({ server: name, reason }),
     });
     logClients.set(name, client);
-    shipping.addSource(new WowzaLogSource(client));
+    shipping.addSource(new LogSource(client));
   };
   const stopLogsOf = async (name: string) => {
     await shipping?.removeSource(name);
@@ -304,6 +305,8 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
 
   const startShipping = async () => {
     if (!runtime.config.logs || !runtime.collectors.logs.enabled) return;
+    const [{ startLogShipping }, { WowzaLogSource }] = await Promise.all([import('./logs/log-shipping.js'), import('./wowza/log-source.js')]);
+    LogSource = WowzaLogSource;
     shipping = await startLogShipping({ sources: [], config: runtime.config.logs, registry: self.registry, logger });
     for (const [name, s] of polled) startLogsOf(name, s.logTarget);
   };
@@ -392,6 +395,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     if (runtime.webhookSecret === undefined) {
       logger.warn({ component: 'webhooks', path: wh.path }, 'the webhook receiver takes events WITHOUT authentication (webhooks.insecure_allow_unauthenticated): anyone who reaches this port can post them');
     }
+    const { createWebhookReceiver } = await import('./webhooks/receiver.js');
     routes.set(
       wh.path,
       createWebhookReceiver({
@@ -443,15 +447,17 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     { path: '/probe?target=http://127.0.0.1:8087&module=default', text: 'Probe (needs a module)' },
     ...(wh.enabled ? [{ path: wh.path, text: 'Webhook receiver (POST)' }] : []),
   ];
-  routes.set('/', (_req, res) => sendStatusPage(res, links));
-  routes.set('/favicon.ico', (_req, res) => sendFavicon(res));
+  // The page's renderer is loaded by the first request for it.
+  routes.set('/', async (_req, res) => (await import('./http/status-page.js')).sendStatusPage(res, links));
+  routes.set('/favicon.ico', async (_req, res) => (await import('./http/status-page.js')).sendFavicon(res));
   routes.set('/api/v1/status', async (_req, res) => {
     const body = JSON.stringify(await status(), null, 2) + '\n';
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
     res.end(body);
   });
 
-  const web = runtime.config.web.config_file ? await loadWebConfig(runtime.config.web.config_file, (msg, meta) => logger.warn(meta, msg)) : undefined;
+  const webConfig = runtime.config.web.config_file ? await import('./http/web-config.js') : undefined;
+  const web = webConfig ? await webConfig.loadWebConfig(runtime.config.web.config_file!, (msg, meta) => logger.warn(meta, msg)) : undefined;
 
   // Log shipping starts first: a bad sink (an unreadable secret file) must stop the start before anything
   // listens or polls.
@@ -462,7 +468,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       listen: runtime.config.web.systemd_socket ? systemdSockets().map((fd) => ({ fd })) : listenAddresses(runtime.config).map((address) => ({ address })),
       logger,
       routes,
-      ...(web ? { createWith: createServerFactory(web, (msg, meta) => logger.warn(meta, msg)), guard: basicAuthGuard(web), tls: web.tls !== undefined } : {}),
+      ...(web && webConfig ? { createWith: webConfig.createServerFactory(web, (msg, meta) => logger.warn(meta, msg)), guard: webConfig.basicAuthGuard(web), tls: web.tls !== undefined } : {}),
       // Kubelet and load-balancer probes carry no credentials: with basic auth on, a guarded health check would restart
       // the pod in a loop. They say "OK" or "ready" and nothing else; TLS and client certificates still apply.
       open: HEALTH_PATHS,
@@ -503,11 +509,11 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
         for (const collector of gone) for (const m of [self.collectorSuccess, self.collectorDuration, self.lastPoll]) m.remove({ server: name, collector });
         scheduler.addServer(s.target);
       }
-      for (const job of videoJobs(next, self, logger)) scheduler.addJob(job);
+      for (const job of await videoJobs(next, self, logger)) scheduler.addJob(job);
       scheduler.start();
     } else if (videoSettings(before) !== videoSettings(next)) {
       await scheduler.removeJobs((j) => j.spec.collector === 'video');
-      for (const job of videoJobs(next, self, logger)) scheduler.addJob(job);
+      for (const job of await videoJobs(next, self, logger)) scheduler.addJob(job);
     }
     if (logSettings(before) !== logSettings(next)) {
       logger.info('log shipping settings changed: restarting it (positions are kept)');

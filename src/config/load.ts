@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from './yaml.js';
 import type { z } from 'zod';
 import type { WowzaTarget } from '../wowza/client.js';
 import type { ExpectedStream } from './expected-streams.js';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from './yaml.js';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { formatPath } from './errors.js';

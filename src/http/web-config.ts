@@ -6,7 +6,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { createSecureContext, type SecureContextOptions, type SecureVersion, type TLSSocket } from 'node:tls';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../config/yaml.js';
 import { z } from 'zod';
 import { parseDuration } from '../config/duration.js';
 import { ConfigError, describeIssues, formatPath } from '../config/errors.js';

@@ -1,0 +1,45 @@
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * V8 settings that keep `serve` small, set from inside the process because `npx wowza-exporter` passes node no
+ * flags (issue 27; bench/RESULTS.md has what each measured). Both are read by V8 when it needs them, not when the
+ * heap is created, so setting them here, before any module the command loads, works on the main thread: no second
+ * isolate (the worker thread `serve` used to run in cost 12 MB) and no re-exec (`process.execve` needs Node 22.15).
+ *
+ * - `--liftoff-only`: undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it with Liftoff and then
+ *   again with TurboFan, whose compile of that one large state machine took 35 MB for about a second at the first
+ *   request: the start-up peak of 120 MB that a one-stream server showed. Liftoff's code parses the exporter's
+ *   answers (a few KB each) at no cost that the bench could tell from noise.
+ * - `--semi-space-growth-factor=1`: the young generation keeps its first size (two 1 MB semi-spaces). V8 would double
+ *   it after a burst of allocation (loading modules, the first poll) up to 2 × 16 MB, and keep it.
+ * - `--interrupt-budget=1000000` (V8's default is 132 KB of bytecode): a function is optimised by TurboFan after
+ *   about 7 times as much work. Start-up code that runs a few times is then never optimised, which took 6 MB of
+ *   compiler memory and code that stayed; what runs every poll or scrape is optimised a little later.
+ *
+ * A setting of the user's own, in NODE_OPTIONS or on node's command line, wins: a flag named the same is left to
+ * it, and `--max-semi-space-size` (a young generation of the user's size) leaves the growth to V8.
+ */
+export function footprintFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+  const given = [...(nodeOptions ?? '').split(/\s+/), ...execArgv]
+    .filter((a) => a.startsWith('--'))
+    .map((a) => a.slice(2).split('=')[0]!.replace(/_/g, '-').replace(/^no-/, ''));
+  const has = (name: string) => given.includes(name);
+  const flags: string[] = [];
+  if (!has('liftoff-only') && !has('liftoff') && !has('wasm-tier-up')) flags.push('--liftoff-only');
+  if (!has('interrupt-budget')) flags.push('--interrupt-budget=1000000');
+  if (!has('semi-space-growth-factor') && !has('max-semi-space-size') && !has('min-semi-space-size')) flags.push('--semi-space-growth-factor=1');
+  return flags;
+}
+
+/** Whether `argv` runs `serve` (the default command), the long-running process these flags are for. */
+export function runsServe(argv: readonly string[]): boolean {
+  if (argv.some((a) => a === '--help' || a === '-h' || a === '--version')) return false;
+  const first = argv[0];
+  return first === undefined || first === 'serve' || first.startsWith('-');
+}
+
+/** Sets the flags for `serve`; the other commands run with V8's own settings. */
+export function applyFootprintFlags(argv: readonly string[]): void {
+  if (!runsServe(argv)) return;
+  for (const flag of footprintFlags(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(flag);
+}

@@ -1,0 +1,94 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { samples, startExporterProcess } from '../helpers/exporter-process.js';
+import { waitFor } from '../helpers/ports.js';
+
+const RECORDER = fileURLToPath(new URL('../helpers/module-recorder.mjs', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** `npx wowza-exporter` is small without any setting (issue 27), and a user's own V8 settings win. */
+describe('serve\'s footprint, as users run it', () => {
+  let sim: Simulator;
+  let dir: string;
+  beforeAll(async () => {
+    sim = await startSimulator({ auth: 'basic', apps: 4, streams: 50 });
+    dir = mkdtempSync(join(tmpdir(), 'wowza-footprint-'));
+  });
+  afterAll(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function newSpaceBytes(env: NodeJS.ProcessEnv): Promise<number> {
+    const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username, '--poll.interval', '1s'], { WOWZA_PASSWORD: sim.password, ...env });
+    try {
+      // Polls of a few hundred streams: enough for V8 to grow the young generation as far as it is allowed. Waits
+      // on what the exporter reports (three finished stream polls), not on the clock.
+      let first: number | undefined;
+      await waitFor('three stream polls', async () => {
+        const [s] = samples(await exporter.metrics(), 'wowza_exporter_last_poll_timestamp_seconds', { collector: 'stream' });
+        first ??= s?.value;
+        return s && first !== undefined && s.value >= first + 2 ? true : undefined;
+      });
+      return samples(await exporter.metrics(), 'nodejs_heap_space_size_total_bytes', { space: 'new' })[0]!.value;
+    } finally {
+      await exporter.stop();
+    }
+  }
+
+  it('without NODE_OPTIONS: a young generation of two 1 MiB semi-spaces (node\'s default grows to 32 MiB)', async () => {
+    expect(await newSpaceBytes({ NODE_OPTIONS: '' })).toBeLessThanOrEqual(2 * 1024 * 1024);
+  });
+
+  it('with NODE_OPTIONS=--max-semi-space-size=8: the user\'s setting, and V8 grows the young generation within it', async () => {
+    const bytes = await newSpaceBytes({ NODE_OPTIONS: '--max-semi-space-size=8' });
+    expect(bytes).toBeGreaterThan(2 * 1024 * 1024);
+    expect(bytes).toBeLessThanOrEqual(3 * 8 * 1024 * 1024);
+  });
+
+  it('a metrics-only serve loads no log pipeline, webhooks, Video client, YAML parser, help renderer or other command, and the status page only when asked for', async () => {
+    const file = join(dir, 'modules.txt');
+    const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username], {
+      WOWZA_PASSWORD: sim.password,
+      NODE_OPTIONS: `--import ${RECORDER}`,
+      LOADED_MODULES_FILE: file,
+    });
+    const loaded = async () => {
+      exporter.proc.kill('SIGUSR2');
+      const text = await waitFor('the module list', () => {
+        const t = readFileSync(file, 'utf8');
+        return t.endsWith('# complete\n') ? t : undefined;
+      });
+      return [
+        ...new Set(
+          text
+            .split('\n')
+            .filter((l) => l && !l.startsWith('#') && !l.startsWith('node:'))
+            .map((l) => (l.startsWith('file://') ? fileURLToPath(l) : l))
+            .filter((p) => p.startsWith(ROOT))
+            .map((p) => p.slice(ROOT.length)),
+        ),
+      ];
+    };
+    try {
+      const before = await loaded();
+      // What serve needs is there...
+      for (const m of ['dist/exporter.js', 'dist/collectors/stream.js', 'dist/wowza/client.js', 'dist/metrics/exposition.js', 'dist/http/server.js']) expect(before).toContain(m);
+      // ...and what this configuration does not use is not.
+      const unused = before.filter((p) =>
+        /^dist\/(logs\/(log-shipping|follower|encoder-pool|sink-worker|sinks\/)|webhooks\/(receiver|jwt)|video\/(client|schedules-collector)|simulator\/|doctor\/|commands\/(simulate|demo|logs|doctor|webhooks|schedules)|http\/(status-page|web-config|basic-auth))|^node_modules\/(cliui|string-width|wrap-ansi|emoji-regex|yaml|bcryptjs|undici\/index\.js)\b/.test(p),
+      );
+      expect(unused, `loaded by a metrics-only serve: ${unused.join(", ")}`).toEqual([]);
+
+      writeFileSync(file, '');
+      await fetch(`${exporter.url}/`).then((r) => r.text());
+      expect(await loaded()).toContain('dist/http/status-page.js');
+    } finally {
+      await exporter.stop();
+    }
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { footprintFlags, runsServe } from '../../src/v8-flags.js';
+import { commandsToLoad } from '../../src/cli-main.js';
+
+describe('V8 settings for serve (v8-flags.ts)', () => {
+  it('sets Liftoff-only WebAssembly, a later TurboFan and a young generation that does not grow', () => {
+    expect(footprintFlags([], undefined)).toEqual(['--liftoff-only', '--interrupt-budget=1000000', '--semi-space-growth-factor=1']);
+    expect(footprintFlags([], '--enable-source-maps')).toHaveLength(3);
+  });
+
+  it('leaves to the user what the user set, in NODE_OPTIONS or on node\'s command line, in either spelling', () => {
+    expect(footprintFlags([], '--max-semi-space-size=8')).toEqual(['--liftoff-only', '--interrupt-budget=1000000']);
+    expect(footprintFlags(['--max_semi_space_size=8'], undefined)).not.toContain('--semi-space-growth-factor=1');
+    expect(footprintFlags(['--no-liftoff-only'], undefined)).not.toContain('--liftoff-only');
+    expect(footprintFlags([], '--interrupt-budget=200000 --semi-space-growth-factor=2')).toEqual(['--liftoff-only']);
+  });
+
+  it('applies to serve, the default command, and not to help, --version or the other commands', () => {
+    expect(runsServe([])).toBe(true);
+    expect(runsServe(['serve', '--config', 'x.yaml'])).toBe(true);
+    expect(runsServe(['--config', 'x.yaml'])).toBe(true);
+    expect(runsServe(['serve', '--help'])).toBe(false);
+    expect(runsServe(['--version'])).toBe(false);
+    expect(runsServe(['logs', 'tail'])).toBe(false);
+    expect(runsServe(['simulate'])).toBe(false);
+  });
+});
+
+describe('commands the CLI loads (cli-main.ts)', () => {
+  it('loads the command named, serve for a line of options, and everything for help', () => {
+    expect(commandsToLoad(['simulate', '--port', '0'])).toEqual(['simulate']);
+    expect(commandsToLoad(['--wowza.url', 'http://wse:8087'])).toEqual(['serve']);
+    expect(commandsToLoad([])).toEqual(['serve']);
+    expect(commandsToLoad(['--log.level', 'debug', 'demo'])).toEqual(['serve', 'demo']);
+    expect(commandsToLoad(['--help'])).toHaveLength(7);
+    expect(commandsToLoad(['simulate', '--help'])).toHaveLength(7);
+    expect(commandsToLoad(['sirve'])).toHaveLength(7);
+  });
+});
