@@ -5,7 +5,7 @@
  * exporter (the built CLI, or the poller worker that drives the collectors directly), Loki receivers,
  * and this process, which only orchestrates, scrapes and prints.
  *
- *   node bench/run.js [--only=defaults,poll,scrape,churn,log-throughput,log-delay,server-cost] [--quick] [--out=FILE]
+ *   node bench/run.js [--only=footprint,defaults,poll,scrape,churn,log-throughput,log-delay,server-cost] [--quick] [--out=FILE]
  *
  * Prints one table per section, then the targets (issues 9 and 16) with the measured value, and writes
  * everything to bench/results.json. See bench/RESULTS.md for the recorded results and their analysis.
@@ -16,11 +16,12 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { killAllChildren } from './lib/children.js';
-import { bytes, int, ms, ratio } from './lib/format.js';
+import { bytes, int, megabytes, ms, ratio } from './lib/format.js';
 import { describeMachine } from './lib/machine.js';
 import { printTable } from './lib/table.js';
 import { runChurn } from './sections/memory-churn.js';
 import { runDefaults } from './sections/defaults.js';
+import { runFootprint } from './sections/footprint.js';
 import { runLogDelay } from './sections/log-delay.js';
 import { runLogThroughput } from './sections/log-throughput.js';
 import { runMetricsScrape } from './sections/metrics-scrape.js';
@@ -28,7 +29,7 @@ import { runPollCycles } from './sections/poll-cycle.js';
 import { runServerCost } from './sections/server-cost.js';
 import { evaluateTargets } from './targets.js';
 
-const SECTIONS = ['defaults', 'poll', 'scrape', 'churn', 'log-throughput', 'log-delay', 'server-cost'];
+const SECTIONS = ['footprint', 'defaults', 'poll', 'scrape', 'churn', 'log-throughput', 'log-delay', 'server-cost'];
 /** The whole run is bounded: past this, every child is killed and the bench fails. */
 const DEADLINE_MS = 30 * 60_000;
 const LATENCY_MS = 20;
@@ -180,6 +181,15 @@ async function main() {
   };
 
   try {
+    await run('footprint', async () => {
+      const cases = [{ streams: 1 }, { streams: 200 }, { streams: 1000 }, { streams: 1, busy: true }];
+      const rows = await runFootprint({ cases: args.quick ? cases.slice(0, 1) : cases, latencyMs: LATENCY_MS, durationMs: args.quick ? 30_000 : 60_000, dir, log });
+      printTable('Footprint as a new user runs it (`node dist/cli.js --wowza.url … --wowza.username … --wowza.password-file …`, nothing else; RSS each second, scraped every 5 s)', [
+        ['streams', 'machine', 'series', 'steady RSS (median, last third)', 'peak RSS (VmHWM, start included)'],
+        ...rows.map((r) => [int(r.streams), r.busy ? 'busy (2 CPU-bound processes)' : 'quiet', int(r.series), megabytes(r.steadyRss), megabytes(r.peakRss)]),
+      ]);
+      return rows;
+    });
     await run('defaults', async () => {
       const r = await runDefaults({ latencyMs: LATENCY_MS, dir, log, quick: args.quick });
       printDefaults(r);

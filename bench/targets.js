@@ -57,17 +57,22 @@ function pollTargets(poll) {
 function scrapeTargets(rows) {
   const r = rows.find((x) => x.targetSeries === 20_000 && !x.label);
   const tuned = rows.find((x) => x.targetSeries === 20_000 && x.label === 'MALLOC_ARENA_MAX=2');
-  if (!r) return [notRun('/metrics with 20,000 series: p99 <= 50 ms'), notRun('exporter RSS <= 120 MB at 20,000 series')];
+  const busy = rows.find((x) => x.targetSeries === 20_000 && x.busy);
+  if (!r) return [notRun('/metrics with 20,000 series: p99 <= 50 ms'), notRun('exporter RSS <= 100 MB at 20,000 series')];
   const mb = (n) => `${(n / 1e6).toFixed(0)} MB`;
   return [
     // Prometheus asks for gzip: both answers count.
     { target: '/metrics with 20,000 series: p99 <= 50 ms', measured: `p99 ${ms(r.p99)}, gzip p99 ${ms(r.gzipP99)} (${int(r.series)} series)`, met: r.p99 <= 50 && r.gzipP99 <= 50 },
     {
       // Judged at the defaults (`serve` as users start it, no environment), at the peak of a poll interval.
-      target: 'exporter peak RSS over a poll interval <= 120 MB at 20,000 series, defaults',
+      // Issue 27 lowered it from 120 MB (issue 16) to 100 MB on a quiet machine.
+      target: 'exporter peak RSS over a poll interval <= 100 MB at 20,000 series, defaults, quiet machine',
       measured: `peak ${mb(r.peakRss)} (after GC ${mb(r.rss)})` + (tuned ? `; ${tuned.label}: peak ${mb(tuned.peakRss)}, after GC ${mb(tuned.rss)}` : ''),
-      met: r.peakRss <= 120 * 1e6,
+      met: r.peakRss <= 100 * 1e6,
     },
+    busy
+      ? { target: 'the same while two CPU-bound processes run beside it: <= 120 MB (issues 26, 27)', measured: `peak ${mb(busy.peakRss)} (after GC ${mb(busy.rss)})`, met: busy.peakRss <= 120 * 1e6 }
+      : notRun('20,000 series on a busy machine: <= 120 MB'),
   ];
 }
 
@@ -152,8 +157,20 @@ function logTargets(throughput, delay, followIntervalMs) {
   return out;
 }
 
+/** Issue 27: a one-stream server as a new user runs it. */
+function footprintTargets(rows) {
+  const one = rows.find((r) => r.streams === 1 && !r.busy);
+  if (!one) return [notRun('small server: steady RSS <= 60 MB, peak <= 75 MB')];
+  const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+  return [
+    { target: 'small server (1 app, 1 stream, metrics only): steady RSS <= 60 MB', measured: `${mb(one.steadyRss)} (${int(one.series)} series)`, met: one.steadyRss <= 60 * 1e6 },
+    { target: 'small server: peak RSS (VmHWM over 60 s, start-up included) <= 75 MB', measured: mb(one.peakRss), met: one.peakRss <= 75 * 1e6 },
+  ];
+}
+
 export function evaluateTargets(results, { followIntervalMs, latencyMs }) {
   return [
+    ...(results.footprint ? footprintTargets(results.footprint) : [notRun('footprint targets (issue 27)')]),
     ...(results.defaults ? defaultsTargets(results.defaults, latencyMs) : [notRun('targets at the defaults (issue 16)')]),
     ...(results.poll ? pollTargets(results.poll) : [notRun('poll cycle targets')]),
     ...(results.scrape ? scrapeTargets(results.scrape) : scrapeTargets([])),

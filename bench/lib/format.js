@@ -22,3 +22,9 @@ export function int(v) {
 export function ratio(v) {
   return Number.isFinite(v) ? `${v.toFixed(1)}x` : '-';
 }
+
+/** Bytes as decimal megabytes, the unit of the issues' memory targets, with MiB beside them. */
+export function megabytes(v) {
+  if (!Number.isFinite(v)) return '-';
+  return `${(v / 1e6).toFixed(1)} MB (${(v / 1024 ** 2).toFixed(1)} MiB)`;
+}
