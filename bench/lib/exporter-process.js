@@ -21,7 +21,9 @@ export async function startExporterProcess({ config, password, dir, env = {}, st
   writeFileSync(file, JSON.stringify(config, null, 2));
   // BENCH_CPU_PROF=<dir>: write a V8 CPU profile of each exporter there (written when it exits).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = startProcess(process.execPath, [...profile, '--expose-gc', '--import', PRELOAD, CLI, 'serve', '--config', file], {
+  // `env.BENCH_NODE_ARGS`: node options for one case that NODE_OPTIONS does not accept (V8 flags), space-separated.
+  const nodeArgs = (env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = startProcess(process.execPath, [...profile, ...nodeArgs, '--expose-gc', '--import', PRELOAD, CLI, 'serve', '--config', file], {
     env: { ...process.env, ...env, WOWZA_PASSWORD: password },
   });
 

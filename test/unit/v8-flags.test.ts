@@ -3,16 +3,16 @@ import { footprintFlags, runsServe } from '../../src/v8-flags.js';
 import { commandsToLoad } from '../../src/cli-main.js';
 
 describe('V8 settings for serve (v8-flags.ts)', () => {
-  it('sets Liftoff-only WebAssembly, a later TurboFan and a young generation that does not grow', () => {
-    expect(footprintFlags([], undefined)).toEqual(['--liftoff-only', '--interrupt-budget=1000000', '--semi-space-growth-factor=1']);
-    expect(footprintFlags([], '--enable-source-maps')).toHaveLength(3);
+  it('sets Liftoff-only WebAssembly, a later TurboFan, a 1.6x old generation and a young generation that does not grow', () => {
+    expect(footprintFlags([], undefined)).toEqual(['--liftoff-only', '--interrupt-budget=1000000', '--heap-growing-percent=60', '--semi-space-growth-factor=1']);
+    expect(footprintFlags([], '--enable-source-maps')).toHaveLength(4);
   });
 
   it('leaves to the user what the user set, in NODE_OPTIONS or on node\'s command line, in either spelling', () => {
-    expect(footprintFlags([], '--max-semi-space-size=8')).toEqual(['--liftoff-only', '--interrupt-budget=1000000']);
+    expect(footprintFlags([], '--max-semi-space-size=8')).toEqual(['--liftoff-only', '--interrupt-budget=1000000', '--heap-growing-percent=60']);
     expect(footprintFlags(['--max_semi_space_size=8'], undefined)).not.toContain('--semi-space-growth-factor=1');
     expect(footprintFlags(['--no-liftoff-only'], undefined)).not.toContain('--liftoff-only');
-    expect(footprintFlags([], '--interrupt-budget=200000 --semi-space-growth-factor=2')).toEqual(['--liftoff-only']);
+    expect(footprintFlags(['--heap-growing-percent=20'], '--interrupt-budget=200000 --semi-space-growth-factor=2')).toEqual(['--liftoff-only']);
   });
 
   it('applies to serve, the default command, and not to help, --version or the other commands', () => {
