@@ -1,18 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { footprintFlags, runsServe } from '../../src/v8-flags.js';
+import { footprintFlags, runsServe, userSizesYoungGeneration } from '../../src/v8-flags.js';
 import { commandsToLoad } from '../../src/cli-main.js';
 
 describe('V8 settings for serve (v8-flags.ts)', () => {
-  it('sets Liftoff-only WebAssembly, a later TurboFan, a 1.6x old generation and a young generation that does not grow', () => {
-    expect(footprintFlags([], undefined)).toEqual(['--liftoff-only', '--interrupt-budget=1000000', '--heap-growing-percent=60', '--semi-space-growth-factor=1']);
-    expect(footprintFlags([], '--enable-source-maps')).toHaveLength(4);
+  it('sets Liftoff-only WebAssembly, a later TurboFan and a 1.6x old generation', () => {
+    expect(footprintFlags([], undefined)).toEqual(['--liftoff-only', '--interrupt-budget=1000000', '--heap-growing-percent=60']);
+    expect(footprintFlags([], '--enable-source-maps')).toHaveLength(3);
   });
 
   it('leaves to the user what the user set, in NODE_OPTIONS or on node\'s command line, in either spelling', () => {
-    expect(footprintFlags([], '--max-semi-space-size=8')).toEqual(['--liftoff-only', '--interrupt-budget=1000000', '--heap-growing-percent=60']);
-    expect(footprintFlags(['--max_semi_space_size=8'], undefined)).not.toContain('--semi-space-growth-factor=1');
     expect(footprintFlags(['--no-liftoff-only'], undefined)).not.toContain('--liftoff-only');
-    expect(footprintFlags(['--heap-growing-percent=20'], '--interrupt-budget=200000 --semi-space-growth-factor=2')).toEqual(['--liftoff-only']);
+    expect(footprintFlags(['--heap_growing_percent=20', '--interrupt-budget=200000'], undefined)).toEqual(['--liftoff-only']);
+    expect(userSizesYoungGeneration([], '--max-semi-space-size=8')).toBe(true);
+    expect(userSizesYoungGeneration(['--max_semi_space_size=8'], undefined)).toBe(true);
+    expect(userSizesYoungGeneration(['--semi-space-growth-factor=3'], undefined)).toBe(true);
+    expect(userSizesYoungGeneration([], '--max-old-space-size=512')).toBe(false);
   });
 
   it('applies to serve, the default command, and not to help, --version or the other commands', () => {
