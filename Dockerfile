@@ -35,8 +35,8 @@ LABEL org.opencontainers.image.title="wowza-exporter" \
       org.opencontainers.image.created="${CREATED}"
 ENV NODE_ENV=production \
     WOWZA_EXPORTER_REVISION=${REVISION}
-# Two malloc arenas instead of up to eight per core: less RSS at the same latency (bench/RESULTS.md). The
-# smaller V8 young generation needs no setting: `serve` runs in a worker thread that has one.
+# Two malloc arenas instead of up to eight per core: less RSS at the same latency (bench/RESULTS.md). V8's
+# heap settings need no environment: `serve` makes them at start (src/v8-flags.ts).
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=deps /src/node_modules ./node_modules
