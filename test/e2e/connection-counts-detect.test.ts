@@ -28,7 +28,9 @@ describe.skipIf(!free)('connectioncounts found at its default address', () => {
   let asked = 0;
 
   beforeAll(async () => {
-    sim = await startSimulator({ auth: 'basic', apps: 2, streams: 5 });
+    // A password of its own: every other simulator of the suite answers to admin/admin, and their exporters ask
+    // 127.0.0.1:8086 too (test:busy once counted two of their requests here as this exporter's).
+    sim = await startSimulator({ auth: 'basic', apps: 2, streams: 5, password: `detect-${process.pid}-${Date.now()}` });
     const upstream = new URL(sim.url);
     // Other suites' exporters running beside this one ask 127.0.0.1:8086 too: only this simulator's credentials
     // are passed on, so none of them finds a provider that is not theirs.
