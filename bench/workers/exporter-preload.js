@@ -1,6 +1,6 @@
 /**
- * Loaded with `--import` into the exporter CLI under measurement; bench only, never shipped. It is loaded on
- * the main thread and again in the worker thread `serve` runs in.
+ * Loaded with `--import` into the exporter CLI under measurement; bench only, never shipped. `serve` runs on the
+ * main thread (issue 27); the worker branch below is for a build that ran it in a worker thread.
  * - SIGUSR2 (main thread): two full garbage collections (needs --expose-gc) in the thread that runs the
  *   exporter, then one line on stderr with process.memoryUsage() (heap figures of that thread's heap, RSS of
  *   the process), so heap figures are live objects only, not garbage not yet collected.

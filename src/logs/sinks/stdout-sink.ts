@@ -8,8 +8,8 @@ export type StdoutTarget = NodeJS.WritableStream | { fd: number };
 
 /**
  * Writes all of `buf` to `fd`, in as many parts as a pipe takes; calls back once it is all in the pipe. Writing
- * the descriptor itself, not `process.stdout`, means an acknowledged batch is in the pipe even when `serve`
- * runs in a worker thread (whose `process.stdout` only hands data to the main thread).
+ * the descriptor itself, not `process.stdout`, means an acknowledged batch is in the pipe whatever thread writes it
+ * (a worker thread's `process.stdout` only hands data to the main thread).
  */
 function writeAll(fd: number, buf: Buffer, done: (err: NodeJS.ErrnoException | null) => void, from = 0): void {
   write(fd, buf, from, buf.length - from, null, (err, written) => {
