@@ -17,8 +17,8 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
 /**
  * Only the commands a command line can run are loaded, so that a long-running `serve` does not keep the simulator,
  * doctor, schedules and webhook-setup code in memory: the command named first, or `serve` (the default) when the
- * line starts with an option, plus any command named further on (`--log.level debug simulate`). Help, a bare
- * `--version` and a mistyped name load them all, and yargs answers exactly as if all were always there.
+ * line starts with an option (a bare `--version` included), plus any command named further on (`--log.level debug
+ * simulate`). Help and a mistyped name load them all, and yargs answers exactly as if all were always there.
  */
 export function commandsToLoad(argv: readonly string[]): string[] {
   const first = argv[0];

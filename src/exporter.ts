@@ -78,7 +78,7 @@ export interface Exporter {
 /**
  * The Wowza Video schedules collector, when a token is configured. Its code is loaded only then, like the log
  * pipeline, the webhook receiver, the web config's TLS and bcrypt, and the status page: a metrics-only `serve` does
- * not carry what it does not run (issue 27; test/e2e/serve-modules.test.ts lists what it loads).
+ * not carry what it does not run (issue 27; test/e2e/serve-footprint.test.ts lists what it loads).
  */
 async function videoJobs(runtime: RuntimeConfig, self: SelfMetrics, logger: Logger): Promise<PollJobSpec[]> {
   if (!runtime.collectors.video.enabled || !runtime.videoToken) return [];

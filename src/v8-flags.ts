@@ -29,9 +29,7 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  * it, and `--max-semi-space-size` (a young generation of the user's size) leaves the growth to V8.
  */
 export function footprintFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
-  const given = [...(nodeOptions ?? '').split(/\s+/), ...execArgv]
-    .filter((a) => a.startsWith('--'))
-    .map((a) => a.slice(2).split('=')[0]!.replace(/_/g, '-').replace(/^no-/, ''));
+  const given = givenFlagNames(execArgv, nodeOptions);
   const has = (name: string) => given.includes(name);
   const flags: string[] = [];
   if (!has('liftoff-only') && !has('liftoff') && !has('wasm-tier-up')) flags.push('--liftoff-only');
@@ -40,9 +38,17 @@ export function footprintFlags(execArgv: readonly string[], nodeOptions: string 
   return flags;
 }
 
+/** The names of the flags the user gave node (NODE_OPTIONS and its own arguments), dashed, without `no-`. */
+function givenFlagNames(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+  return [...(nodeOptions ?? '').split(/\s+/), ...execArgv]
+    .filter((a) => a.startsWith('--'))
+    .map((a) => a.slice(2).split('=')[0]!.replace(/_/g, '-').replace(/^no-/, ''));
+}
+
 /** Whether the young generation is left to the user: they sized it or set how it grows. */
 export function userSizesYoungGeneration(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
-  return /--(max|min)[-_]semi[-_]space[-_]size|--semi[-_]space[-_]growth[-_]factor/.test([nodeOptions ?? '', ...execArgv].join(' '));
+  const given = givenFlagNames(execArgv, nodeOptions);
+  return ['max-semi-space-size', 'min-semi-space-size', 'semi-space-growth-factor'].some((name) => given.includes(name));
 }
 
 /** The young generation's size in all (both semi-spaces) at which it stops growing. */
