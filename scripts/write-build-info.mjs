@@ -5,7 +5,7 @@
  * build stage) they are `unknown`; the image sets WOWZA_EXPORTER_REVISION instead.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 
 function git(...args) {
@@ -31,6 +31,8 @@ const buildDate = `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now
 const dirty = git('status', '--porcelain', '--untracked-files=no') !== 'unknown';
 const revision = git('rev-parse', 'HEAD');
 const info = {
+  // The bundle's modules live in dist/chunks/, away from package.json; the version travels with the rest.
+  version: JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version,
   revision: revision !== 'unknown' && dirty ? `${revision}-dirty` : revision,
   branch: git('rev-parse', '--abbrev-ref', 'HEAD'),
   buildUser: user(),

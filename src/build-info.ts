@@ -9,16 +9,17 @@ function readJson(url: URL): Record<string, unknown> {
 }
 
 const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : 'unknown');
-const pkg = readJson(new URL('../package.json', import.meta.url));
-// Written next to the compiled code by scripts/write-build-info.mjs (`npm run build`).
+// Written next to the compiled code by scripts/write-build-info.mjs (`npm run build`), and beside the bundle's
+// chunks by scripts/bundle.mjs; package.json is the fallback when running from the sources.
 const built = readJson(new URL('./build-info.json', import.meta.url));
+const pkg = built.version === undefined ? readJson(new URL('../package.json', import.meta.url)) : {};
 
 /**
- * Version from package.json; revision, branch, date and user of the build from dist/build-info.json. The environment's
- * WOWZA_EXPORTER_REVISION (set in the Docker image, built without .git) wins for the revision.
+ * Version (package.json's, as the build saw it), revision, branch, date and user of the build from build-info.json.
+ * The environment's WOWZA_EXPORTER_REVISION (set in the Docker image, built without .git) wins for the revision.
  */
 export const BUILD = {
-  version: text(pkg.version),
+  version: text(built.version ?? pkg.version),
   revision: process.env.WOWZA_EXPORTER_REVISION || text(built.revision),
   branch: text(built.branch),
   buildUser: text(built.buildUser),

@@ -64,30 +64,31 @@ describe('serve\'s footprint, as users run it', () => {
         const t = readFileSync(file, 'utf8');
         return t.endsWith('# complete\n') ? t : undefined;
       });
-      return [
-        ...new Set(
-          text
-            .split('\n')
-            .filter((l) => l && !l.startsWith('#') && !l.startsWith('node:'))
-            .map((l) => (l.startsWith('file://') ? fileURLToPath(l) : l))
-            .filter((p) => p.startsWith(ROOT))
-            .map((p) => p.slice(ROOT.length)),
-        ),
-      ];
+      const files = text
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#') && !l.startsWith('node:'))
+        .map((l) => (l.startsWith('file://') ? fileURLToPath(l) : l))
+        .filter((p) => p.startsWith(ROOT))
+        .map((p) => p.slice(ROOT.length));
+      // What runs is the bundle (dist/cli.js and dist/chunks/), never tsc's one file per module.
+      expect(files.filter((f) => f.startsWith('dist/') && !(f.slice('dist/'.length) in bundled))).toEqual([]);
+      // A file of the bundle stands for the source modules in it (scripts/bundle.mjs lists them).
+      return [...new Set(files.flatMap((f) => (f.startsWith('dist/') ? bundled[f.slice('dist/'.length)]! : [f])))];
     };
+    const bundled = JSON.parse(readFileSync(join(ROOT, 'dist/chunks/modules.json'), 'utf8')) as Record<string, string[]>;
     try {
       const before = await loaded();
       // What serve needs is there...
-      for (const m of ['dist/exporter.js', 'dist/collectors/stream.js', 'dist/wowza/client.js', 'dist/metrics/exposition.js', 'dist/http/server.js']) expect(before).toContain(m);
+      for (const m of ['src/exporter.ts', 'src/collectors/stream.ts', 'src/wowza/client.ts', 'src/metrics/exposition.ts', 'src/http/server.ts']) expect(before).toContain(m);
       // ...and what this configuration does not use is not.
       const unused = before.filter((p) =>
-        /^dist\/(logs\/(log-shipping|follower|encoder-pool|sink-worker|sinks\/)|webhooks\/(receiver|jwt)|video\/(client|schedules-collector)|simulator\/|doctor\/|commands\/(simulate|demo|logs|doctor|webhooks|schedules)|http\/(status-page|web-config|basic-auth))|^node_modules\/(cliui|string-width|wrap-ansi|emoji-regex|yaml|bcryptjs|undici\/index\.js)\b/.test(p),
+        /^src\/(logs\/(log-shipping|follower|encoder-pool|sink-worker|sinks\/)|webhooks\/(receiver|jwt)|video\/(client|schedules-collector)|simulator\/|doctor\/|commands\/(simulate|demo|logs|doctor|webhooks|schedules)|http\/(status-page|web-config|basic-auth))|^node_modules\/(cliui|string-width|wrap-ansi|emoji-regex|yaml|bcryptjs|undici\/index\.js)\b/.test(p),
       );
       expect(unused, `loaded by a metrics-only serve: ${unused.join(", ")}`).toEqual([]);
 
       writeFileSync(file, '');
       await fetch(`${exporter.url}/`).then((r) => r.text());
-      expect(await loaded()).toContain('dist/http/status-page.js');
+      expect(await loaded()).toContain('src/http/status-page.ts');
     } finally {
       await exporter.stop();
     }

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { EncoderPool } from '../../src/logs/encoder-pool.js';
@@ -293,6 +293,24 @@ describe('encoder threads', () => {
       expect(joined).toEqual(expected.kept);
       // Short segments stay on the event loop: a round trip to a thread costs more than they do.
       await pool.encode({ server: 'edge-1', logType: 'access', fields: FIELDS, lines: lines.slice(0, 10) });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('the bundle that `npx wowza-exporter` runs has its worker beside the encoder pool\'s chunk, and it encodes the same', async () => {
+    const root = new URL('../../dist/', import.meta.url);
+    const chunks = JSON.parse(readFileSync(new URL('chunks/modules.json', root), 'utf8')) as Record<string, string[]>;
+    const poolChunk = Object.keys(chunks).find((f) => chunks[f]!.includes('src/logs/encoder-pool.ts'));
+    expect(poolChunk, 'no chunk of dist/ holds the encoder pool: run `npm run build` first').toBeDefined();
+    // The pool starts `./encode-worker.js` relative to its own module (src/logs/encoder-pool.ts).
+    const bundled = new URL('./encode-worker.js', new URL(poolChunk!, root));
+    expect(Object.keys(chunks)).toContain(fileURLToPath(bundled).slice(fileURLToPath(root).length));
+    const pool = new EncoderPool({ settings: SETTINGS, threads: 1, cpus: 4, logger: capture().logger, workerUrl: bundled });
+    try {
+      const result = await pool.encode(segment);
+      expect(pool.size).toBe(1);
+      expect(viewOf(segment, result).kept).toEqual(expected.kept);
     } finally {
       await pool.close();
     }

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+/**
+ * Bundles the CLI (`npm run build`, after tsc): `dist/cli.js`, the file `npx wowza-exporter` runs, becomes one
+ * small entry plus shared chunks in `dist/chunks/`, with the libraries inside. A process then loads a few dozen
+ * files instead of about 300 modules, and keeps each one's source text once, in one-byte form: about 4 MB less
+ * resident memory for a small server (issue 27, bench/RESULTS.md "Footprint"). Commands and features a
+ * configuration does not use stay in chunks of their own, loaded when used, as the dynamic imports in the source
+ * say. tsc's per-module output stays in `dist/` for the tests and benchmarks that import single modules.
+ *
+ * Left to Node at run time, as before: yargs (src/yargs-lean.ts builds it from its own files) and the YAML parser
+ * (src/config/yaml.ts). `dist/chunks/modules.json` lists the source modules in each chunk, for the test that
+ * checks what `serve` loads.
+ */
+import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { relative } from 'node:path';
+import { rolldown } from 'rolldown';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = `${root}dist`;
+const chunks = `${dist}/chunks`;
+
+rmSync(chunks, { recursive: true, force: true });
+const bundle = await rolldown({
+  input: {
+    cli: `${root}src/cli.ts`,
+    // Started by src/logs/encoder-pool.ts as `./encode-worker.js` beside its own chunk.
+    'encode-worker': `${root}src/logs/encode-worker.ts`,
+  },
+  platform: 'node',
+  cwd: root,
+  tsconfig: `${root}tsconfig.build.json`,
+});
+const { output } = await bundle.write({
+  dir: dist,
+  format: 'esm',
+  entryFileNames: (chunk) => (chunk.name === 'cli' ? 'cli.js' : 'chunks/[name].js'),
+  chunkFileNames: 'chunks/[name]-[hash].js',
+  // V8 keeps every module's source; one non-Latin-1 character stores a whole chunk in two bytes a character.
+  charset: 'ascii',
+  // Licence notices stay; other comments are text the process would hold for nothing.
+  comments: { legal: true, annotation: false, jsdoc: false },
+  sourcemap: true,
+});
+await bundle.close();
+
+const modules = {};
+for (const item of output) {
+  if (item.type !== 'chunk') continue;
+  modules[item.fileName] = item.moduleIds.filter((id) => !id.startsWith('\0')).map((id) => relative(root, id));
+}
+writeFileSync(`${chunks}/modules.json`, `${JSON.stringify(modules, null, 1)}\n`);
+// src/build-info.ts reads build-info.json beside its own module, which now lives in a chunk.
+if (existsSync(`${dist}/build-info.json`)) copyFileSync(`${dist}/build-info.json`, `${chunks}/build-info.json`);
+console.log(`bundled ${Object.keys(modules).length} files into dist/cli.js and dist/chunks/`);
