@@ -24,7 +24,11 @@ const SAVED_BY = {
   application: (t) => t.apps,
   instance: () => 0,
   stream: (t) => t.streams,
-  'vhost+application+instance+stream': (t) => t.vhosts + t.apps + t.streams + 1 + t.vhosts + t.apps,
+  // Recorders come inside the instance list the walk reads anyway; no application here has stream targets.
+  recorder: () => 0,
+  stream_target: () => 0,
+  // The walk goes only when no collector that needs it is left: recorder and stream_target need it too.
+  'vhost+application+instance+stream+recorder+stream_target': (t) => t.vhosts + t.apps + t.streams + 1 + t.vhosts + t.apps,
 };
 
 /** A simulator and a poller, each in its own process. */
