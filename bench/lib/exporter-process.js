@@ -26,7 +26,20 @@ export async function startExporterProcess({ config, password, dir, env = {}, st
   const child = startProcess(process.execPath, [...profile, ...nodeArgs, '--expose-gc', '--import', PRELOAD, CLI, 'serve', '--config', file], {
     env: { ...process.env, ...env, WOWZA_PASSWORD: password },
   });
+  // configFile: rewrite it and send SIGHUP to reload.
+  return { ...(await watch(child, startTimeoutMs)), configFile: file };
+}
 
+/**
+ * Runs the built CLI with `args` and only `env`, exactly as a user's command line would: no config file written
+ * for it, no preload (so `memory()` never answers; `resident()` does), no environment but what is given.
+ */
+export async function startCliProcess({ args, env, startTimeoutMs = 30_000 }) {
+  return watch(startProcess(process.execPath, [CLI, ...args], { env }), startTimeoutMs);
+}
+
+/** Follows a started exporter's log until it listens, and returns the handle the bench drives it with. */
+async function watch(child, startTimeoutMs) {
   const warnings = [];
   const stderrTail = [];
   const memoryWaiters = [];
@@ -71,8 +84,6 @@ export async function startExporterProcess({ config, password, dir, env = {}, st
 
   return {
     pid: child.pid,
-    /** The config file it was started with: rewrite it and send SIGHUP to reload. */
-    configFile: file,
     url,
     /** Warnings and errors the exporter logged (up to 200), e.g. failed polls. */
     warnings,

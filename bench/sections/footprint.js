@@ -1,10 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { startProcess, startWorker, stopChild } from '../lib/children.js';
-import { residentMemory } from '../lib/proc-stats.js';
+import { startCliProcess } from '../lib/exporter-process.js';
 import { countSeries, createScraper } from '../lib/scraper.js';
 import { median } from '../lib/stats.js';
 
@@ -18,48 +16,28 @@ import { median } from '../lib/stats.js';
  */
 
 const SIM = new URL('../workers/simulator.js', import.meta.url).href;
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 async function footprintCase({ streams, latencyMs, durationMs, dir, busy }) {
   const sim = await startWorker('simulator', SIM);
   const hogs = busy ? [0, 1].map(() => startProcess(process.execPath, ['-e', 'for (;;) {}'])) : [];
-  let child;
+  let exporter;
   let scraper;
   try {
     const topology = await sim.call('start', { latencyMs, streams });
     const passwordFile = join(dir, `footprint-password-${streams}`);
     writeFileSync(passwordFile, topology.password, { mode: 0o600 });
-    child = startProcess(
-      process.execPath,
-      [CLI, '--wowza.url', topology.url, '--wowza.username', topology.username, '--wowza.password-file', passwordFile, '--web.listen-address', '127.0.0.1:0'],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
-    );
-    const pid = child.pid;
-    const samples = [];
-    const listening = new Promise((resolve) => {
-      const onLine = (line) => {
-        try {
-          const entry = JSON.parse(line);
-          if (entry.msg === 'exporter listening') resolve(entry.url);
-        } catch {
-          // not a log line
-        }
-      };
-      createInterface({ input: child.stdout }).on('line', onLine);
-      createInterface({ input: child.stderr }).on('line', onLine);
-    });
     const started = Date.now();
-    const url = await Promise.race([
-      listening,
-      delay(60_000).then(() => {
-        throw new Error(`the exporter (${streams} streams) did not listen within 60 s`);
-      }),
-    ]);
-    scraper = createScraper(url);
+    exporter = await startCliProcess({
+      args: ['--wowza.url', topology.url, '--wowza.username', topology.username, '--wowza.password-file', passwordFile, '--web.listen-address', '127.0.0.1:0'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      startTimeoutMs: 60_000,
+    });
+    scraper = createScraper(exporter.url);
+    const samples = [];
     let nextScrape = 0;
     let series = 0;
     while (Date.now() - started < durationMs) {
-      const m = residentMemory(pid);
+      const m = exporter.resident();
       if (Number.isNaN(m.rss)) throw new Error(`the exporter (${streams} streams) exited`);
       samples.push({ at: Date.now() - started, rss: m.rss });
       if (Date.now() - started >= nextScrape) {
@@ -69,11 +47,11 @@ async function footprintCase({ streams, latencyMs, durationMs, dir, busy }) {
       await delay(1000);
     }
     const last = samples.filter((s) => s.at >= (durationMs * 2) / 3);
-    return { streams, busy: Boolean(busy), series, steadyRss: median(last.map((s) => s.rss)), peakRss: residentMemory(pid).peakRss, firstSecondsPeak: Math.max(...samples.filter((s) => s.at <= 30_000).map((s) => s.rss)) };
+    return { streams, busy: Boolean(busy), series, steadyRss: median(last.map((s) => s.rss)), peakRss: exporter.resident().peakRss };
   } finally {
     for (const h of hogs) await stopChild(h, 1000);
     await scraper?.close();
-    if (child) await stopChild(child);
+    await exporter?.close();
     await sim.close();
   }
 }
