@@ -13,7 +13,7 @@ function report() {
   globalThis.gc?.();
   // Active handles (sockets, timers, servers, watchers) of the thread that runs the exporter: what a leak grows.
   const handles = typeof process._getActiveHandles === 'function' ? process._getActiveHandles().length : undefined;
-  process.stderr.write(`${JSON.stringify({ benchMemory: { ...process.memoryUsage(), handles }, gc: typeof globalThis.gc === 'function', thread: 'main' })}\n`);
+  process.stderr.write(`${JSON.stringify({ benchMemory: { ...process.memoryUsage(), handles }, gc: typeof globalThis.gc === 'function' })}\n`);
 }
 
 if (isMainThread) {

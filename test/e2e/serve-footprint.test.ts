@@ -53,6 +53,8 @@ describe('serve\'s footprint, as users run it', () => {
 
   it('a metrics-only serve loads no log pipeline, webhooks, Video client, YAML parser, help renderer or other command, and the status page only when asked for', async () => {
     const file = join(dir, 'modules.txt');
+    // The source modules in each file of the bundle (scripts/bundle.mjs writes the list).
+    const bundled = JSON.parse(readFileSync(join(ROOT, 'dist/chunks/modules.json'), 'utf8')) as Record<string, string[]>;
     const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username], {
       WOWZA_PASSWORD: sim.password,
       NODE_OPTIONS: `--import ${RECORDER}`,
@@ -72,10 +74,9 @@ describe('serve\'s footprint, as users run it', () => {
         .map((p) => p.slice(ROOT.length));
       // What runs is the bundle (dist/cli.js and dist/chunks/), never tsc's one file per module.
       expect(files.filter((f) => f.startsWith('dist/') && !(f.slice('dist/'.length) in bundled))).toEqual([]);
-      // A file of the bundle stands for the source modules in it (scripts/bundle.mjs lists them).
+      // A file of the bundle stands for the source modules in it.
       return [...new Set(files.flatMap((f) => (f.startsWith('dist/') ? bundled[f.slice('dist/'.length)]! : [f])))];
     };
-    const bundled = JSON.parse(readFileSync(join(ROOT, 'dist/chunks/modules.json'), 'utf8')) as Record<string, string[]>;
     try {
       const before = await loaded();
       // What serve needs is there...
