@@ -24,6 +24,10 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  * - `--interrupt-budget=1000000` (V8's default is 132 KB of bytecode): a function is optimised by TurboFan after
  *   about 7 times as much work. Start-up code that runs a few times is then never optimised, which took 6 MB of
  *   compiler memory and code that stayed; what runs every poll or scrape is optimised a little later.
+ * - `--no-sparkplug`: V8's baseline compiler turns every function that has run a little into machine code, kept
+ *   beside its bytecode: 1.8 MB for a one-stream server (code space, the compiler's pages), for code that is
+ *   either start-up code or hot enough that TurboFan takes it anyway. The issue-16 rows (poll cycle, scrape p99 at
+ *   20,000 series) measured the same without it (bench/RESULTS.md, footprint).
  *
  * A setting of the user's own, in NODE_OPTIONS or on node's command line, wins: a flag named the same is left to
  * it, and `--max-semi-space-size` (a young generation of the user's size) leaves the growth to V8.
@@ -35,6 +39,7 @@ export function footprintFlags(execArgv: readonly string[], nodeOptions: string 
   if (!has('liftoff-only') && !has('liftoff') && !has('wasm-tier-up')) flags.push('--liftoff-only');
   if (!has('interrupt-budget')) flags.push('--interrupt-budget=1000000');
   if (!has('heap-growing-percent')) flags.push('--heap-growing-percent=60');
+  if (!has('sparkplug')) flags.push('--no-sparkplug');
   return flags;
 }
 

@@ -3,14 +3,14 @@ import { footprintFlags, runsServe, userSizesYoungGeneration } from '../../src/v
 import { commandsToLoad } from '../../src/cli-main.js';
 
 describe('V8 settings for serve (v8-flags.ts)', () => {
-  it('sets Liftoff-only WebAssembly, a later TurboFan and a 1.6x old generation', () => {
-    expect(footprintFlags([], undefined)).toEqual(['--liftoff-only', '--interrupt-budget=1000000', '--heap-growing-percent=60']);
-    expect(footprintFlags([], '--enable-source-maps')).toHaveLength(3);
+  it('sets Liftoff-only WebAssembly, a later TurboFan, a 1.6x old generation and no baseline compiler', () => {
+    expect(footprintFlags([], undefined)).toEqual(['--liftoff-only', '--interrupt-budget=1000000', '--heap-growing-percent=60', '--no-sparkplug']);
+    expect(footprintFlags([], '--enable-source-maps')).toHaveLength(4);
   });
 
   it('leaves to the user what the user set, in NODE_OPTIONS or on node\'s command line, in either spelling', () => {
     expect(footprintFlags(['--no-liftoff-only'], undefined)).not.toContain('--liftoff-only');
-    expect(footprintFlags(['--heap_growing_percent=20', '--interrupt-budget=200000'], undefined)).toEqual(['--liftoff-only']);
+    expect(footprintFlags(['--heap_growing_percent=20', '--interrupt-budget=200000', '--sparkplug'], undefined)).toEqual(['--liftoff-only']);
     expect(userSizesYoungGeneration([], '--max-semi-space-size=8')).toBe(true);
     expect(userSizesYoungGeneration(['--max_semi_space_size=8'], undefined)).toBe(true);
     expect(userSizesYoungGeneration(['--semi-space-growth-factor=3'], undefined)).toBe(true);
