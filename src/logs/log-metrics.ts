@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from '../metrics/prom-client-core.js';
 
 type Follow = 'server' | 'log_type';
 type Ship = 'server' | 'log_type' | 'sink';

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from './prom-client-core.js';
 import { BUILD } from '../build-info.js';
 
 /** The exporter's own metrics (prom-client), kept apart from the per-poll Wowza sets. */

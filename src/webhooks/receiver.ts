@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from '../metrics/prom-client-core.js';
 import type { RouteHandler } from '../http/server.js';
 import { sendText } from '../http/server.js';
 import type { Logger } from '../logger.js';
