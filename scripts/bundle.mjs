@@ -20,6 +20,38 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
 const chunks = `${dist}/chunks`;
 
+/**
+ * Modules of the libraries that load Node built-ins at start for features the exporter never uses, replaced in the
+ * bundle by a stand-in that throws if it is ever called. Each built-in loaded is resident code and source for the
+ * life of the process (issue 27); test/e2e/serve-footprint.test.ts checks that a metrics-only `serve` loads none of
+ * them, and the tests that run tsc's output still run the libraries whole.
+ */
+const LEFT_OUT = [
+  {
+    // undici's Client requires its HTTP/2 client at load, and with it node:http2 and node:tls. The exporter's
+    // agents never set `allowH2` (src/wowza/transport.ts, src/logs/sinks/http-post.ts), so undici never
+    // negotiates HTTP/2 and never calls it.
+    importer: '/undici/lib/dispatcher/client.js',
+    source: './client-h2.js',
+    stub: "module.exports = function connectH2() {\n  throw new Error('undici negotiated HTTP/2, which this build of wowza-exporter leaves out (scripts/bundle.mjs)');\n};",
+  },
+];
+const STAND_IN = '\0left-out:';
+const leftOut = new Set();
+const leaveOut = {
+  name: 'leave-out',
+  resolveId(source, importer) {
+    const i = LEFT_OUT.findIndex((m) => m.source === source && importer?.replaceAll('\\', '/').endsWith(m.importer));
+    if (i < 0) return null;
+    leftOut.add(i);
+    return `${STAND_IN}${i}`;
+  },
+  load(id) {
+    if (!id.startsWith(STAND_IN)) return null;
+    return `'use strict';\n${LEFT_OUT[Number(id.slice(STAND_IN.length))].stub}\n`;
+  },
+};
+
 rmSync(chunks, { recursive: true, force: true });
 const bundle = await rolldown({
   input: {
@@ -28,6 +60,7 @@ const bundle = await rolldown({
     'encode-worker': `${root}src/logs/encode-worker.ts`,
   },
   platform: 'node',
+  plugins: [leaveOut],
   cwd: root,
   tsconfig: `${root}tsconfig.build.json`,
 });
@@ -43,6 +76,10 @@ const { output } = await bundle.write({
   sourcemap: true,
 });
 await bundle.close();
+// A library that moved the module would otherwise bring it back without a word.
+for (const [i, m] of LEFT_OUT.entries()) {
+  if (!leftOut.has(i)) throw new Error(`bundle: ${m.importer} no longer requires ${m.source}; update LEFT_OUT in scripts/bundle.mjs`);
+}
 
 const modules = {};
 for (const item of output) {

@@ -60,15 +60,17 @@ describe('serve\'s footprint, as users run it', () => {
       NODE_OPTIONS: `--import ${RECORDER}`,
       LOADED_MODULES_FILE: file,
     });
+    let builtins: string[] = [];
     const loaded = async () => {
       exporter.proc.kill('SIGUSR2');
       const text = await waitFor('the module list', () => {
         const t = readFileSync(file, 'utf8');
         return t.endsWith('# complete\n') ? t : undefined;
       });
+      builtins = text.split('\n').filter((l) => l.startsWith('builtin:')).map((l) => l.slice('builtin:'.length));
       const files = text
         .split('\n')
-        .filter((l) => l && !l.startsWith('#') && !l.startsWith('node:'))
+        .filter((l) => l && !l.startsWith('#') && !l.startsWith('node:') && !l.startsWith('builtin:'))
         .map((l) => (l.startsWith('file://') ? fileURLToPath(l) : l))
         .filter((p) => p.startsWith(ROOT))
         .map((p) => p.slice(ROOT.length));
@@ -86,6 +88,9 @@ describe('serve\'s footprint, as users run it', () => {
         /^src\/(logs\/(log-shipping|follower|encoder-pool|sink-worker|sinks\/)|webhooks\/(receiver|jwt)|video\/(client|schedules-collector)|simulator\/|doctor\/|commands\/(simulate|demo|logs|doctor|webhooks|schedules)|http\/(status-page|web-config|basic-auth))|^node_modules\/(cliui|string-width|wrap-ansi|emoji-regex|yaml|bcryptjs|undici\/index\.js)\b/.test(p),
       );
       expect(unused, `loaded by a metrics-only serve: ${unused.join(", ")}`).toEqual([]);
+      // Nor Node's HTTP/2 and TLS, which undici's HTTP/2 client and prom-client's Pushgateway load (an http:// server).
+      expect(builtins).toContain('http');
+      expect(builtins.filter((b) => /^(http2|https|tls|_tls_wrap|internal\/http2\/.*)$/.test(b))).toEqual([]);
 
       writeFileSync(file, '');
       await fetch(`${exporter.url}/`).then((r) => r.text());
