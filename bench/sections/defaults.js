@@ -29,12 +29,12 @@ function samplesOf(text, name) {
 const valueOf = (text, name, match) => samplesOf(text, name).find(([labels]) => labels.includes(match))?.[1];
 
 /** One case: a simulator, the exporter at its defaults (plus `extra` config), and a way to wait for polls. */
-export async function startCase({ latencyMs, streams, capacity = 0, frozen = false, extra = {}, dir, counts = false }) {
+export async function startCase({ latencyMs, streams, capacity = 0, frozen = false, extra = {}, dir, counts = false, env = {} }) {
   const sim = await startWorker('simulator', SIM);
   const topology = await sim.call('start', { latencyMs, streams, capacity, frozen });
   const server = { url: topology.url, username: topology.username, ...(counts ? { connectioncounts_url: `${topology.url}/connectioncounts` } : {}) };
   const started = performance.now();
-  const exporter = await startExporterProcess({ config: { servers: [server], web: { listen_address: '127.0.0.1:0' }, ...extra }, password: topology.password, dir });
+  const exporter = await startExporterProcess({ config: { servers: [server], web: { listen_address: '127.0.0.1:0' }, ...extra }, password: topology.password, dir, env });
   const scraper = createScraper(exporter.url);
   const scrape = async () => (await scraper.scrape()).body.toString('utf8');
   let lastPoll = 0;
@@ -74,10 +74,13 @@ const streamPoll = (text) => ({
   limit: valueOf(text, 'wowza_exporter_concurrency_limit', '') ?? NaN,
 });
 
-/** Streams at the defaults (15 s): the first poll (cold) and `cycles` more. `extra`: config beside the server. */
-export async function sizeCase({ latencyMs, streams, cycles, dir, log, extra = {}, counts = false }) {
+/**
+ * Streams at the defaults (15 s): the first poll (cold) and `cycles` more. `extra`: config beside the server;
+ * `env`: the exporter's environment (BENCH_NODE_ARGS: node options for a comparison row).
+ */
+export async function sizeCase({ latencyMs, streams, cycles, dir, log, extra = {}, counts = false, env = {} }) {
   log(`  ${streams} streams, defaults: ${cycles + 1} stream polls (~${cycles * 15} s)`);
-  const c = await startCase({ latencyMs, streams, dir, extra, counts });
+  const c = await startCase({ latencyMs, streams, dir, extra, counts, env });
   try {
     const polls = [];
     // Above about 700 streams the default request budget (50 a second) polls streams less often than every 15 s.
