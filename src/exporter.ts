@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Collector } from './collectors/collector.js';
 import { wseCollectorsEnabled } from './collectors/registry.js';
-import { Scheduler, timedPoll, type PollJobSpec } from './collectors/scheduler.js';
+import { Scheduler, timedPoll, type PollJobSpec, type PollResult } from './collectors/scheduler.js';
 import { ObjectErrorLog } from './collectors/object-errors.js';
 import { RefreshThrottle } from './collectors/refresh-throttle.js';
 import { detectConnectionCounts } from './collectors/connection-counts-detect.js';
@@ -19,8 +19,10 @@ import type { Logger } from './logger.js';
 import { createSelfMetrics, forgetServer, type SelfMetrics } from './metrics/self-metrics.js';
 import { addServerLabels, formatServerLabels } from './metrics/server-labels.js';
 import { SnapshotStore } from './metrics/snapshot-store.js';
+import { samplesIn } from './metrics/exposition.js';
 import type { LogShipping } from './logs/log-shipping.js';
 import { WowzaClient, type WowzaTarget } from './wowza/client.js';
+import { OPTIMISE_FROM_SERIES, optimiseJavaScript } from './v8-flags.js';
 import type { WebhookEvent } from './webhooks/event.js';
 
 /** The `log_type` webhook events carry in the sinks (and Loki), beside the server's own logs. */
@@ -133,6 +135,20 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   let collectors: Collector[] = wseCollectorsEnabled(runtime.collectors);
   const facts = new StatusFacts();
   const startedAt = Date.now();
+  /** The series of each (server, collector) at its last good poll, until they add up to optimised code's worth. */
+  const seriesPolled = new Map<string, number>();
+  const optimiseFor = (reason: string, series?: number) => {
+    if (optimiseJavaScript()) logger.info({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript optimisation (TurboFan) on: the exporter has work for it');
+  };
+  const notePoll = (spec: PollJobSpec, result: PollResult) => {
+    if (!result.ok) return;
+    seriesPolled.set(`${spec.server}\u0000${spec.collector}`, result.set.size);
+    let series = 0;
+    for (const n of seriesPolled.values()) series += n;
+    if (series < OPTIMISE_FROM_SERIES) return;
+    optimiseFor('polls', series);
+    seriesPolled.clear();
+  };
   let lastEvent: { name: string; server: string; at: number } | undefined;
   const newScheduler = () =>
     new Scheduler({
@@ -142,7 +158,10 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       self,
       store,
       logger,
-      onPoll: (spec, result) => facts.record(spec, result),
+      onPoll: (spec, result) => {
+        facts.record(spec, result);
+        notePoll(spec, result);
+      },
     });
   let scheduler = newScheduler();
   // Webhook events re-poll what they name, at most once a second per server (coalesced).
@@ -307,6 +326,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     if (!runtime.config.logs || !runtime.collectors.logs.enabled) return;
     const [{ startLogShipping }, { WowzaLogSource }] = await Promise.all([import('./logs/log-shipping.js'), import('./wowza/log-source.js')]);
     LogSource = WowzaLogSource;
+    optimiseFor('logs');
     shipping = await startLogShipping({ sources: [], config: runtime.config.logs, registry: self.registry, logger });
     for (const [name, s] of polled) startLogsOf(name, s.logTarget);
   };
@@ -387,6 +407,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       res.off('close', onClose);
     }
     if (gone.signal.aborted) return;
+    if (samplesIn(body) >= OPTIMISE_FROM_SERIES) optimiseFor('probe');
     await sendMetrics(req, res, body);
   });
 

@@ -28,6 +28,11 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  *   beside its bytecode: 1.8 MB for a one-stream server (code space, the compiler's pages), for code that is
  *   either start-up code or hot enough that TurboFan takes it anyway. The issue-16 rows (poll cycle, scrape p99 at
  *   20,000 series) measured the same without it (bench/RESULTS.md, footprint).
+ * - `--no-turbofan` until there is work for it (`optimiseJavaScript`): the first function TurboFan compiles brings
+ *   its compiler's code into memory, 1.7 MB that stay for the life of the process. A small server's exporter runs
+ *   each function a few times a poll; interpreted, that is microseconds. The exporter turns TurboFan on for good
+ *   when its polls hold 1,000 series or more, when a probe answers that many, or when it ships logs, before the
+ *   hot paths get hot (a scrape of 20,000 series, a log backlog).
  *
  * A setting of the user's own, in NODE_OPTIONS or on node's command line, wins: a flag named the same is left to
  * it, and `--max-semi-space-size` (a young generation of the user's size) leaves the growth to V8.
@@ -40,7 +45,25 @@ export function footprintFlags(execArgv: readonly string[], nodeOptions: string 
   if (!has('interrupt-budget')) flags.push('--interrupt-budget=1000000');
   if (!has('heap-growing-percent')) flags.push('--heap-growing-percent=60');
   if (!has('sparkplug')) flags.push('--no-sparkplug');
+  if (!['turbofan', 'opt', 'max-opt', 'jitless'].some(has)) flags.push('--no-turbofan');
   return flags;
+}
+
+/** Series at which the exporter's work is worth optimised code (see `--no-turbofan` above). */
+export const OPTIMISE_FROM_SERIES = 1_000;
+
+/** Whether `serve` holds TurboFan off until there is work for it. */
+let optimiserHeld = false;
+
+/**
+ * Turns TurboFan on for good if `serve` started without it; true the one time it does. V8 reads the flag at each
+ * tier-up decision, so functions that get hot from now on are optimised as usual.
+ */
+export function optimiseJavaScript(): boolean {
+  if (!optimiserHeld) return false;
+  optimiserHeld = false;
+  setFlagsFromString('--turbofan');
+  return true;
 }
 
 /** The names of the flags the user gave node (NODE_OPTIONS and its own arguments), dashed, without `no-`. */
@@ -87,6 +110,8 @@ export function runsServe(argv: readonly string[]): boolean {
 /** Sets the flags for `serve`; the other commands run with V8's own settings. */
 export function applyFootprintFlags(argv: readonly string[]): void {
   if (!runsServe(argv)) return;
-  for (const flag of footprintFlags(process.execArgv, process.env.NODE_OPTIONS)) setFlagsFromString(flag);
+  const flags = footprintFlags(process.execArgv, process.env.NODE_OPTIONS);
+  for (const flag of flags) setFlagsFromString(flag);
+  optimiserHeld = flags.includes('--no-turbofan');
   if (!userSizesYoungGeneration(process.execArgv, process.env.NODE_OPTIONS)) capYoungGeneration();
 }

@@ -24,17 +24,21 @@ describe('serve\'s footprint, as users run it', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Waits until the exporter has finished `n` more stream polls (what it reports, not the clock). */
+  async function streamPolls(exporter: Awaited<ReturnType<typeof startExporterProcess>>, n: number): Promise<void> {
+    let first: number | undefined;
+    await waitFor(`${n} stream polls`, async () => {
+      const [s] = samples(await exporter.metrics(), 'wowza_exporter_last_poll_timestamp_seconds', { collector: 'stream' });
+      first ??= s?.value;
+      return s && first !== undefined && s.value >= first + n - 1 ? true : undefined;
+    });
+  }
+
   async function newSpaceBytes(env: NodeJS.ProcessEnv): Promise<number> {
     const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username, '--poll.interval', '1s'], { WOWZA_PASSWORD: sim.password, ...env });
     try {
-      // Polls of a few hundred streams: enough for V8 to grow the young generation as far as it is allowed. Waits
-      // on what the exporter reports (three finished stream polls), not on the clock.
-      let first: number | undefined;
-      await waitFor('three stream polls', async () => {
-        const [s] = samples(await exporter.metrics(), 'wowza_exporter_last_poll_timestamp_seconds', { collector: 'stream' });
-        first ??= s?.value;
-        return s && first !== undefined && s.value >= first + 2 ? true : undefined;
-      });
+      // Polls of a few hundred streams: enough for V8 to grow the young generation as far as it is allowed.
+      await streamPolls(exporter, 3);
       return samples(await exporter.metrics(), 'nodejs_heap_space_size_total_bytes', { space: 'new' })[0]!.value;
     } finally {
       await exporter.stop();
@@ -49,6 +53,32 @@ describe('serve\'s footprint, as users run it', () => {
     const bytes = await newSpaceBytes({ NODE_OPTIONS: '--max-semi-space-size=8' });
     expect(bytes).toBeGreaterThan(YOUNG_GENERATION_CAP_BYTES);
     expect(bytes).toBeLessThanOrEqual(3 * 8 * 1024 * 1024);
+  });
+
+  it('holds TurboFan off for a one-stream server, and turns it on once the polls hold 1,000 series or more', async () => {
+    const TURNED_ON = 'JavaScript optimisation (TurboFan) on';
+    const small = await startSimulator({ auth: 'basic', apps: 1, streams: 1 });
+    try {
+      const exporter = await startExporterProcess(['--wowza.url', small.url, '--wowza.username', small.username, '--poll.interval', '1s'], { WOWZA_PASSWORD: small.password, NODE_OPTIONS: '' });
+      try {
+        await streamPolls(exporter, 3);
+        expect(exporter.output()).not.toContain(TURNED_ON);
+      } finally {
+        await exporter.stop();
+      }
+    } finally {
+      await small.close();
+    }
+    // 4 applications of 50 streams: about 3,500 series.
+    const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username], { WOWZA_PASSWORD: sim.password, NODE_OPTIONS: '' });
+    try {
+      const line = await waitFor('TurboFan turned on', () => exporter.output().split('\n').find((l) => l.includes(TURNED_ON)));
+      const entry = JSON.parse(line) as { reason: string; series: number };
+      expect(entry.reason).toBe('polls');
+      expect(entry.series).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await exporter.stop();
+    }
   });
 
   it('a metrics-only serve loads no log pipeline, webhooks, Video client, YAML parser, help renderer or other command, and the status page only when asked for', async () => {

@@ -1,20 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { footprintFlags, runsServe, userSizesYoungGeneration } from '../../src/v8-flags.js';
+import { footprintFlags, optimiseJavaScript, runsServe, userSizesYoungGeneration } from '../../src/v8-flags.js';
 import { commandsToLoad } from '../../src/cli-main.js';
 
 describe('V8 settings for serve (v8-flags.ts)', () => {
-  it('sets Liftoff-only WebAssembly, a later TurboFan, a 1.6x old generation and no baseline compiler', () => {
-    expect(footprintFlags([], undefined)).toEqual(['--liftoff-only', '--interrupt-budget=1000000', '--heap-growing-percent=60', '--no-sparkplug']);
-    expect(footprintFlags([], '--enable-source-maps')).toHaveLength(4);
+  it('sets Liftoff-only WebAssembly, a later TurboFan (held off until there is work), a 1.6x old generation and no baseline compiler', () => {
+    expect(footprintFlags([], undefined)).toEqual(['--liftoff-only', '--interrupt-budget=1000000', '--heap-growing-percent=60', '--no-sparkplug', '--no-turbofan']);
+    expect(footprintFlags([], '--enable-source-maps')).toHaveLength(5);
   });
 
   it('leaves to the user what the user set, in NODE_OPTIONS or on node\'s command line, in either spelling', () => {
     expect(footprintFlags(['--no-liftoff-only'], undefined)).not.toContain('--liftoff-only');
-    expect(footprintFlags(['--heap_growing_percent=20', '--interrupt-budget=200000', '--sparkplug'], undefined)).toEqual(['--liftoff-only']);
+    expect(footprintFlags(['--heap_growing_percent=20', '--interrupt-budget=200000', '--sparkplug', '--opt'], undefined)).toEqual(['--liftoff-only']);
+    for (const own of ['--turbofan', '--no-opt', '--max-opt=2', '--jitless']) expect(footprintFlags([own], undefined)).not.toContain('--no-turbofan');
     expect(userSizesYoungGeneration([], '--max-semi-space-size=8')).toBe(true);
     expect(userSizesYoungGeneration(['--max_semi_space_size=8'], undefined)).toBe(true);
     expect(userSizesYoungGeneration(['--semi-space-growth-factor=3'], undefined)).toBe(true);
     expect(userSizesYoungGeneration([], '--max-old-space-size=512')).toBe(false);
+  });
+
+  it('turns TurboFan on only where serve held it off (not in a process that never applied the flags)', () => {
+    expect(optimiseJavaScript()).toBe(false);
   });
 
   it('applies to serve, the default command, and not to help, --version or the other commands', () => {
