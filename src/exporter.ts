@@ -138,7 +138,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   /** The series of each (server, collector) at its last good poll, until they add up to optimised code's worth. */
   const seriesPolled = new Map<string, number>();
   const optimiseFor = (reason: string, series?: number) => {
-    if (optimiseJavaScript()) logger.info({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript optimisation (TurboFan) on: the exporter has work for it');
+    if (optimiseJavaScript()) logger.info({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript compilers (Sparkplug, TurboFan) on: the exporter has work for them');
   };
   const notePoll = (spec: PollJobSpec, result: PollResult) => {
     if (!result.ok) return;

@@ -24,15 +24,12 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  * - `--interrupt-budget=1000000` (V8's default is 132 KB of bytecode): a function is optimised by TurboFan after
  *   about 7 times as much work. Start-up code that runs a few times is then never optimised, which took 6 MB of
  *   compiler memory and code that stayed; what runs every poll or scrape is optimised a little later.
- * - `--no-sparkplug`: V8's baseline compiler turns every function that has run a little into machine code, kept
- *   beside its bytecode: 1.8 MB for a one-stream server (code space, the compiler's pages), for code that is
- *   either start-up code or hot enough that TurboFan takes it anyway. The issue-16 rows (poll cycle, scrape p99 at
- *   20,000 series) measured the same without it (bench/RESULTS.md, footprint).
- * - `--no-turbofan` until there is work for it (`optimiseJavaScript`): the first function TurboFan compiles brings
- *   its compiler's code into memory, 1.7 MB that stay for the life of the process. A small server's exporter runs
- *   each function a few times a poll; interpreted, that is microseconds. The exporter turns TurboFan on for good
- *   when its polls hold 1,000 series or more, when a probe answers that many, or when it ships logs, before the
- *   hot paths get hot (a scrape of 20,000 series, a log backlog).
+ * - `--no-sparkplug --no-turbofan` until there is work for them (`optimiseJavaScript`): V8's baseline compiler
+ *   turns every function that has run a little into machine code kept beside its bytecode, and the first function
+ *   TurboFan compiles brings that compiler's own code into memory: 3.5 MB together for a one-stream server, whose
+ *   exporter runs each function a few times a poll (interpreted, microseconds). The exporter turns both on for
+ *   good when its polls hold 1,000 series or more, when a probe answers that many, or when it ships logs, before
+ *   the hot paths get hot (a scrape of 20,000 series, a log backlog); from then on V8 tiers up as it always does.
  *
  * A setting of the user's own, in NODE_OPTIONS or on node's command line, wins: a flag named the same is left to
  * it, and `--max-semi-space-size` (a young generation of the user's size) leaves the growth to V8.
@@ -44,25 +41,25 @@ export function footprintFlags(execArgv: readonly string[], nodeOptions: string 
   if (!has('liftoff-only') && !has('liftoff') && !has('wasm-tier-up')) flags.push('--liftoff-only');
   if (!has('interrupt-budget')) flags.push('--interrupt-budget=1000000');
   if (!has('heap-growing-percent')) flags.push('--heap-growing-percent=60');
-  if (!has('sparkplug')) flags.push('--no-sparkplug');
+  if (!has('sparkplug') && !has('jitless')) flags.push('--no-sparkplug');
   if (!['turbofan', 'opt', 'max-opt', 'jitless'].some(has)) flags.push('--no-turbofan');
   return flags;
 }
 
-/** Series at which the exporter's work is worth optimised code (see `--no-turbofan` above). */
+/** Series at which the exporter's work is worth compiled code (see `--no-turbofan` above). */
 export const OPTIMISE_FROM_SERIES = 1_000;
 
-/** Whether `serve` holds TurboFan off until there is work for it. */
-let optimiserHeld = false;
+/** The compilers `serve` holds off until there is work for them (`--sparkplug`, `--turbofan`). */
+let held: string[] = [];
 
 /**
- * Turns TurboFan on for good if `serve` started without it; true the one time it does. V8 reads the flag at each
- * tier-up decision, so functions that get hot from now on are optimised as usual.
+ * Turns on for good the compilers `serve` started without; true the one time it does. V8 reads these flags at
+ * each tier-up decision, so functions that get warm or hot from now on are compiled as usual.
  */
 export function optimiseJavaScript(): boolean {
-  if (!optimiserHeld) return false;
-  optimiserHeld = false;
-  setFlagsFromString('--turbofan');
+  if (held.length === 0) return false;
+  for (const flag of held) setFlagsFromString(flag);
+  held = [];
   return true;
 }
 
@@ -112,6 +109,6 @@ export function applyFootprintFlags(argv: readonly string[]): void {
   if (!runsServe(argv)) return;
   const flags = footprintFlags(process.execArgv, process.env.NODE_OPTIONS);
   for (const flag of flags) setFlagsFromString(flag);
-  optimiserHeld = flags.includes('--no-turbofan');
+  held = flags.filter((f) => f === '--no-sparkplug' || f === '--no-turbofan').map((f) => `--${f.slice('--no-'.length)}`);
   if (!userSizesYoungGeneration(process.execArgv, process.env.NODE_OPTIONS)) capYoungGeneration();
 }

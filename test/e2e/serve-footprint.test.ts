@@ -55,8 +55,8 @@ describe('serve\'s footprint, as users run it', () => {
     expect(bytes).toBeLessThanOrEqual(3 * 8 * 1024 * 1024);
   });
 
-  it('holds TurboFan off for a one-stream server, and turns it on once the polls hold 1,000 series or more', async () => {
-    const TURNED_ON = 'JavaScript optimisation (TurboFan) on';
+  it('holds Sparkplug and TurboFan off for a one-stream server, and turns them on once the polls hold 1,000 series or more', async () => {
+    const TURNED_ON = 'JavaScript compilers (Sparkplug, TurboFan) on';
     const small = await startSimulator({ auth: 'basic', apps: 1, streams: 1 });
     try {
       const exporter = await startExporterProcess(['--wowza.url', small.url, '--wowza.username', small.username, '--poll.interval', '1s'], { WOWZA_PASSWORD: small.password, NODE_OPTIONS: '' });
@@ -72,7 +72,7 @@ describe('serve\'s footprint, as users run it', () => {
     // 4 applications of 50 streams: about 3,500 series.
     const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username], { WOWZA_PASSWORD: sim.password, NODE_OPTIONS: '' });
     try {
-      const line = await waitFor('TurboFan turned on', () => exporter.output().split('\n').find((l) => l.includes(TURNED_ON)));
+      const line = await waitFor('the compilers turned on', () => exporter.output().split('\n').find((l) => l.includes(TURNED_ON)));
       const entry = JSON.parse(line) as { reason: string; series: number };
       expect(entry.reason).toBe('polls');
       expect(entry.series).toBeGreaterThanOrEqual(1000);
