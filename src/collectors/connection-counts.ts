@@ -1,5 +1,5 @@
 import { M } from '../metrics/definitions.js';
-import { streamKey } from '../wowza/connection-counts.js';
+import { streamKey } from '../wowza/stream-key.js';
 import type { Collector } from './collector.js';
 import { streamLabels } from './instance.js';
 import { connectionsByProtocol } from './protocol.js';

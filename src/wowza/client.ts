@@ -14,7 +14,7 @@ import {
   WowzaUnparsableError,
   type CallSite,
 } from './errors.js';
-import { parseConnectionCounts, type StreamSessions } from './connection-counts.js';
+import type { StreamSessions } from './connection-counts.js';
 import { RequestDeadline } from '../request-deadline.js';
 import { redactUrl } from './redact.js';
 import {
@@ -165,6 +165,8 @@ export class WowzaClient {
     if (url.search === '') url.search = '?flat';
     const site: CallSite = { server: this.target.name, endpoint: CONNECTION_COUNTS_ENDPOINT, url: redactUrl(url.toString()) };
     const raw = await this.send('GET', url, site, signal, undefined, 'text/xml');
+    // The XML parser is loaded with the first document: most servers have no connectioncounts provider.
+    const { parseConnectionCounts } = await import('./connection-counts.js');
     try {
       return parseConnectionCounts(raw.body.toString('utf8'));
     } catch (err) {

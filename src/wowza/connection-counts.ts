@@ -1,4 +1,7 @@
 import { SaxesParser } from 'saxes';
+import { streamKey } from './stream-key.js';
+
+export { streamKey };
 
 /**
  * The document of the `HTTPConnectionCountsXML` HTTP provider (`/connectioncounts` on the admin port, 8086 by
@@ -28,11 +31,6 @@ export class ConnectionCountsError extends Error {}
 const ROOTS = new Set(['WowzaStreamingEngine', 'WowzaMediaServer']);
 /** The containers whose `Name` child names them, outermost first. */
 const LEVELS = ['VHost', 'Application', 'ApplicationInstance', 'Stream'] as const;
-
-/** Key of a stream in the map `parseConnectionCounts` returns. */
-export function streamKey(vhost: string, application: string, instance: string, stream: string): string {
-  return `${vhost}\u0000${application}\u0000${instance}\u0000${stream}`;
-}
 
 function count(what: string, text: string): number {
   const n = Number(text.trim());
