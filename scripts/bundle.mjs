@@ -36,12 +36,29 @@ const LEFT_OUT = [
     stub: "module.exports = function connectH2() {\n  throw new Error('undici negotiated HTTP/2, which this build of wowza-exporter leaves out (scripts/bundle.mjs)');\n};",
   },
 ];
+/**
+ * Modules the libraries require only on a path the exporter does not take, left in node_modules and required from
+ * there if that path is ever taken: V8 keeps the source of every bundled chunk in memory, used or not (issue 27).
+ * undici's fallback parser for machines without WebAssembly SIMD (72 KB of base64), and the fetch body code its
+ * HTTP/1 client requires for a FormData body (with WebIDL and MIME parsing, 150 KB). test/unit/undici-core.test.ts
+ * checks that they resolve from the chunks.
+ */
+const LOAD_LATER = [
+  { importer: '/undici/lib/dispatcher/client-h1.js', source: '../llhttp/llhttp-wasm.js', external: 'undici/lib/llhttp/llhttp-wasm.js' },
+  { importer: '/undici/lib/dispatcher/client-h1.js', source: '../web/fetch/body.js', external: 'undici/lib/web/fetch/body.js' },
+];
 const STAND_IN = '\0left-out:';
 const leftOut = new Set();
 const leaveOut = {
   name: 'leave-out',
   resolveId(source, importer) {
-    const i = LEFT_OUT.findIndex((m) => m.source === source && importer?.replaceAll('\\', '/').endsWith(m.importer));
+    const from = importer?.replaceAll('\\', '/');
+    const later = LOAD_LATER.findIndex((m) => m.source === source && from?.endsWith(m.importer));
+    if (later >= 0) {
+      leftOut.add(`later:${later}`);
+      return { id: LOAD_LATER[later].external, external: true };
+    }
+    const i = LEFT_OUT.findIndex((m) => m.source === source && from?.endsWith(m.importer));
     if (i < 0) return null;
     leftOut.add(i);
     return `${STAND_IN}${i}`;
@@ -79,6 +96,9 @@ await bundle.close();
 // A library that moved the module would otherwise bring it back without a word.
 for (const [i, m] of LEFT_OUT.entries()) {
   if (!leftOut.has(i)) throw new Error(`bundle: ${m.importer} no longer requires ${m.source}; update LEFT_OUT in scripts/bundle.mjs`);
+}
+for (const [i, m] of LOAD_LATER.entries()) {
+  if (!leftOut.has(`later:${i}`)) throw new Error(`bundle: ${m.importer} no longer requires ${m.source}; update LOAD_LATER in scripts/bundle.mjs`);
 }
 
 const modules = {};

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, request } from '../../src/undici-core.js';
@@ -59,5 +60,20 @@ describe('undici-core: undici Agent and request() without the rest of undici', (
     expect(loaded).toContain('lib/dispatcher/agent.js');
     expect(loaded).not.toContain('index.js');
     expect(loaded.filter((f) => f.startsWith('lib/web/'))).toEqual([]);
+  });
+
+  it('the bundle leaves undici\'s HTTP/2 client out and its rarely taken paths in node_modules, where they resolve from the bundle', () => {
+    const chunks = fileURLToPath(new URL('../../dist/chunks/', import.meta.url));
+    const modules = JSON.parse(readFileSync(join(chunks, 'modules.json'), 'utf8')) as Record<string, string[]>;
+    const bundled = Object.values(modules).flat();
+    expect(bundled).toContain('node_modules/undici/lib/dispatcher/client-h1.js');
+    for (const out of ['client-h2.js', 'llhttp/llhttp-wasm.js', 'web/fetch/body.js']) expect(bundled.filter((m) => m.endsWith(out))).toEqual([]);
+    // The parser for machines without WebAssembly SIMD and the FormData body code, as the chunk requires them.
+    const script = `
+      import { createRequire } from 'node:module';
+      const require = createRequire(${JSON.stringify(join(chunks, 'undici-core.js'))});
+      console.log(JSON.stringify([require('undici/lib/llhttp/llhttp-wasm.js').length > 0, typeof require('undici/lib/web/fetch/body.js').extractBody]));
+    `;
+    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))).toEqual([true, 'function']);
   });
 });
