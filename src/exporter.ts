@@ -135,19 +135,25 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   let collectors: Collector[] = wseCollectorsEnabled(runtime.collectors);
   const facts = new StatusFacts();
   const startedAt = Date.now();
-  /** The series of each (server, collector) at its last good poll, until they add up to optimised code's worth. */
+  /**
+   * V8's compilers, held off at start (src/v8-flags.ts), turn on once there is work for them. Counted from the series
+   * of each (server, collector) at its last good poll; a removed server's count stays, which can only turn them on
+   * a little early.
+   */
+  let compilersOn = false;
   const seriesPolled = new Map<string, number>();
-  const optimiseFor = (reason: string, series?: number) => {
+  const compilersFor = (reason: string, series?: number) => {
+    if (compilersOn) return;
+    compilersOn = true;
+    seriesPolled.clear();
     if (optimiseJavaScript()) logger.info({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript compilers (Sparkplug, TurboFan) on: the exporter has work for them');
   };
   const notePoll = (spec: PollJobSpec, result: PollResult) => {
-    if (!result.ok) return;
+    if (compilersOn || !result.ok) return;
     seriesPolled.set(`${spec.server}\u0000${spec.collector}`, result.set.size);
     let series = 0;
     for (const n of seriesPolled.values()) series += n;
-    if (series < OPTIMISE_FROM_SERIES) return;
-    optimiseFor('polls', series);
-    seriesPolled.clear();
+    if (series >= OPTIMISE_FROM_SERIES) compilersFor('polls', series);
   };
   let lastEvent: { name: string; server: string; at: number } | undefined;
   const newScheduler = () =>
@@ -326,7 +332,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     if (!runtime.config.logs || !runtime.collectors.logs.enabled) return;
     const [{ startLogShipping }, { WowzaLogSource }] = await Promise.all([import('./logs/log-shipping.js'), import('./wowza/log-source.js')]);
     LogSource = WowzaLogSource;
-    optimiseFor('logs');
+    compilersFor('logs');
     shipping = await startLogShipping({ sources: [], config: runtime.config.logs, registry: self.registry, logger });
     for (const [name, s] of polled) startLogsOf(name, s.logTarget);
   };
@@ -407,7 +413,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       res.off('close', onClose);
     }
     if (gone.signal.aborted) return;
-    if (samplesIn(body) >= OPTIMISE_FROM_SERIES) optimiseFor('probe');
+    if (!compilersOn && samplesIn(body) >= OPTIMISE_FROM_SERIES) compilersFor('probe');
     await sendMetrics(req, res, body);
   });
 
