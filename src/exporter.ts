@@ -22,7 +22,7 @@ import { SnapshotStore } from './metrics/snapshot-store.js';
 import { samplesIn } from './metrics/exposition.js';
 import type { LogShipping } from './logs/log-shipping.js';
 import { WowzaClient, type WowzaTarget } from './wowza/client.js';
-import { OPTIMISE_FROM_SERIES, optimiseJavaScript } from './v8-flags.js';
+import { OPTIMISE_FROM_POLLS, OPTIMISE_FROM_SERIES, optimiseJavaScript } from './v8-flags.js';
 import type { WebhookEvent } from './webhooks/event.js';
 
 /** The `log_type` webhook events carry in the sinks (and Loki), beside the server's own logs. */
@@ -148,8 +148,15 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     seriesPolled.clear();
     if (optimiseJavaScript()) logger.info({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript compilers (Sparkplug, TurboFan) on: the exporter has work for them');
   };
+  /** When the last polls ended, for the rate: many servers or short intervals are work too. */
+  const pollsEnded: number[] = [];
   const notePoll = (spec: PollJobSpec, result: PollResult) => {
-    if (compilersOn || !result.ok) return;
+    if (compilersOn) return;
+    const now = Date.now();
+    pollsEnded.push(now);
+    while (pollsEnded[0]! < now - OPTIMISE_FROM_POLLS.windowMs) pollsEnded.shift();
+    if (pollsEnded.length >= OPTIMISE_FROM_POLLS.polls) return compilersFor('poll rate');
+    if (!result.ok) return;
     seriesPolled.set(`${spec.server}\u0000${spec.collector}`, result.set.size);
     let series = 0;
     for (const n of seriesPolled.values()) series += n;

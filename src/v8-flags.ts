@@ -28,7 +28,8 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  *   turns every function that has run a little into machine code kept beside its bytecode, and the first function
  *   TurboFan compiles brings that compiler's own code into memory: 3.5 MB together for a one-stream server, whose
  *   exporter runs each function a few times a poll (interpreted, microseconds). The exporter turns both on for
- *   good when its polls hold 1,000 series or more, when a probe answers that many, or when it ships logs, before
+ *   good when its polls hold 1,000 series or more, when it ends 30 polls within 10 s (several servers, or short
+ *   intervals), when a probe answers 1,000 series, or when it ships logs, before
  *   the hot paths get hot (a scrape of 20,000 series, a log backlog); from then on V8 tiers up as it always does.
  *
  * A setting of the user's own, in NODE_OPTIONS or on node's command line, wins: a flag named the same is left to
@@ -48,6 +49,11 @@ export function footprintFlags(execArgv: readonly string[], nodeOptions: string 
 
 /** Series at which the exporter's work is worth compiled code (see `--no-turbofan` above). */
 export const OPTIMISE_FROM_SERIES = 1_000;
+/**
+ * Polls (of any collector, failed ones too) in a window at which it is too: 3 a second. One server at the default
+ * intervals ends 9 polls in 15 s; five servers, or one polled every second, pass it.
+ */
+export const OPTIMISE_FROM_POLLS = { polls: 30, windowMs: 10_000 } as const;
 
 /** The compilers `serve` holds off until there is work for them (`--sparkplug`, `--turbofan`). */
 let held: string[] = [];

@@ -55,16 +55,25 @@ describe('serve\'s footprint, as users run it', () => {
     expect(bytes).toBeLessThanOrEqual(3 * 8 * 1024 * 1024);
   });
 
-  it('holds Sparkplug and TurboFan off for a one-stream server, and turns them on once the polls hold 1,000 series or more', async () => {
+  it('holds Sparkplug and TurboFan off for a one-stream server, and turns them on at 30 polls in 10 s or once the polls hold 1,000 series', async () => {
     const TURNED_ON = 'JavaScript compilers (Sparkplug, TurboFan) on';
     const small = await startSimulator({ auth: 'basic', apps: 1, streams: 1 });
     try {
-      const exporter = await startExporterProcess(['--wowza.url', small.url, '--wowza.username', small.username, '--poll.interval', '1s'], { WOWZA_PASSWORD: small.password, NODE_OPTIONS: '' });
+      // Polled every 5 s: fewer than 30 polls in any 10 s, the rate that turns them on too.
+      const exporter = await startExporterProcess(['--wowza.url', small.url, '--wowza.username', small.username, '--poll.interval', '5s'], { WOWZA_PASSWORD: small.password, NODE_OPTIONS: '' });
       try {
         await streamPolls(exporter, 3);
         expect(exporter.output()).not.toContain(TURNED_ON);
       } finally {
         await exporter.stop();
+      }
+      // The same server polled every second: a rate of work that turns them on.
+      const busy = await startExporterProcess(['--wowza.url', small.url, '--wowza.username', small.username, '--poll.interval', '1s'], { WOWZA_PASSWORD: small.password, NODE_OPTIONS: '' });
+      try {
+        const line = await waitFor('the compilers turned on by the poll rate', () => busy.output().split('\n').find((l) => l.includes(TURNED_ON)));
+        expect((JSON.parse(line) as { reason: string }).reason).toBe('poll rate');
+      } finally {
+        await busy.stop();
       }
     } finally {
       await small.close();
