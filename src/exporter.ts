@@ -19,7 +19,6 @@ import type { Logger } from './logger.js';
 import { createSelfMetrics, forgetServer, type SelfMetrics } from './metrics/self-metrics.js';
 import { addServerLabels, formatServerLabels } from './metrics/server-labels.js';
 import { SnapshotStore } from './metrics/snapshot-store.js';
-import { samplesIn } from './metrics/exposition.js';
 import type { LogShipping } from './logs/log-shipping.js';
 import { WowzaClient, type WowzaTarget } from './wowza/client.js';
 import { OPTIMISE_FROM_POLLS, OPTIMISE_FROM_SERIES, optimiseJavaScript } from './v8-flags.js';
@@ -405,9 +404,9 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       if (!res.writableEnded) gone.abort();
     };
     res.on('close', onClose);
-    let body: string;
+    let answer: { body: string; series: number };
     try {
-      body = await probe(
+      answer = await probe(
         runtime,
         resolved,
         collectors,
@@ -420,8 +419,8 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       res.off('close', onClose);
     }
     if (gone.signal.aborted) return;
-    if (!compilersOn && samplesIn(body) >= OPTIMISE_FROM_SERIES) compilersFor('probe');
-    await sendMetrics(req, res, body);
+    if (answer.series >= OPTIMISE_FROM_SERIES) compilersFor('probe', answer.series);
+    await sendMetrics(req, res, answer.body);
   });
 
   const wh = runtime.config.webhooks;

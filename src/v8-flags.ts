@@ -29,8 +29,8 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  *   TurboFan compiles brings that compiler's own code into memory: 3.5 MB together for a one-stream server, whose
  *   exporter runs each function a few times a poll (interpreted, microseconds). The exporter turns both on for
  *   good when its polls hold 1,000 series or more, when it ends 30 polls within 10 s (several servers, or short
- *   intervals), when a probe answers 1,000 series, or when it ships logs, before
- *   the hot paths get hot (a scrape of 20,000 series, a log backlog); from then on V8 tiers up as it always does.
+ *   intervals), when a probe answers 1,000 series, or when it ships logs, before the hot paths get hot (a scrape
+ *   of 20,000 series, a log backlog); from then on V8 tiers up as it always does.
  *
  * A setting of the user's own, in NODE_OPTIONS or on node's command line, wins: a flag named the same is left to
  * it, and `--max-semi-space-size` (a young generation of the user's size) leaves the growth to V8.

@@ -56,7 +56,7 @@ export function resolveProbe(runtime: RuntimeConfig, params: URLSearchParams) {
   return { url: normalized, module, moduleName };
 }
 
-/** Polls one target now into fresh sets and renders them; nothing leaks into /metrics. */
+/** Polls one target now into fresh sets and renders them, with how many series they hold; nothing leaks into /metrics. */
 export async function probe(
   runtime: RuntimeConfig,
   resolved: ReturnType<typeof resolveProbe>,
@@ -66,7 +66,7 @@ export async function probe(
   onRequest?: RequestObserver,
   /** Aborts every request of the probe: its caller hung up. */
   callerGone?: AbortSignal,
-): Promise<string> {
+): Promise<{ body: string; series: number }> {
   const started = performance.now();
   const target = moduleTarget(resolved.module, resolved.url, deadlineMs, connectionsFor(runtime.config));
   const limiter = limiterFor(runtime.config);
@@ -98,7 +98,8 @@ export async function probe(
     }
     meta.add(M.up, { server }, reached ? 1 : 0);
     meta.add(PROBE.probeDuration, { server }, (performance.now() - started) / 1000);
-    return mergeRendered([meta, ...results.map((r) => r.set)].map((s) => renderSet(s)));
+    const sets = [meta, ...results.map((r) => r.set)];
+    return { body: mergeRendered(sets.map((s) => renderSet(s))), series: sets.reduce((n, s) => n + s.size, 0) };
   } finally {
     await client.close();
   }

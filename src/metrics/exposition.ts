@@ -214,15 +214,3 @@ export function mergeRenderedChunks(sets: Iterable<RenderedSet>): Array<string |
   }
   return chunks;
 }
-
-/** The samples in an exposition body: its lines that are neither comments nor empty. */
-export function samplesIn(body: string): number {
-  let samples = 0;
-  for (let at = 0; at < body.length; ) {
-    const end = body.indexOf('\n', at);
-    if (body.charCodeAt(at) !== 35 /* # */ && end !== at) samples++;
-    if (end < 0) break;
-    at = end + 1;
-  }
-  return samples;
-}

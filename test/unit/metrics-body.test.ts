@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EncodedText, gzipJoined } from '../../src/http/metrics-body.js';
 import { sendMetrics, type MetricsParts } from '../../src/http/server.js';
 import type { MetricDef } from '../../src/metrics/definitions.js';
-import { mergeRendered, renderSet, samplesIn } from '../../src/metrics/exposition.js';
+import { mergeRendered, renderSet } from '../../src/metrics/exposition.js';
 import { MetricSet } from '../../src/metrics/metric-set.js';
 import { SnapshotStore } from '../../src/metrics/snapshot-store.js';
 
@@ -203,19 +203,5 @@ describe('sendMetrics', () => {
     body = 'wowza_up 1\n';
     expect((await get({})).body.toString()).toBe('wowza_up 1\n');
     expect(gunzipSync((await get({ 'accept-encoding': 'deflate, gzip' })).body).toString()).toBe('wowza_up 1\n');
-  });
-});
-
-describe('samplesIn: the samples of an exposition body', () => {
-  it('counts the lines that are neither comments nor empty, with or without a final newline', () => {
-    expect(samplesIn('')).toBe(0);
-    expect(samplesIn('# HELP a x\n# TYPE a gauge\na 1\na{b="#"} 2\n')).toBe(2);
-    expect(samplesIn('a 1\n\nb 2')).toBe(2);
-  });
-
-  it('counts one per series of a rendered set', () => {
-    const many = new MetricSet();
-    for (let i = 0; i < 1500; i++) many.add(def('wowza_x'), { i: String(i) }, i);
-    expect(samplesIn(mergeRendered([renderSet(many)]))).toBe(1500);
   });
 });
