@@ -44,5 +44,10 @@ export interface Collector {
   readonly description: string;
   /** Servers it polls; all by default. */
   appliesTo?(target: WowzaTarget): boolean;
+  /**
+   * It reads another port than the REST API (the connectioncounts provider): its failures are its own and say
+   * nothing of `wowza_up`, which means the REST API answered.
+   */
+  readonly outsideRest?: boolean;
   poll(ctx: PollContext, out: MetricSet): Promise<void>;
 }

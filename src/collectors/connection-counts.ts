@@ -15,6 +15,7 @@ export const connectionCountsCollector: Collector = {
   name: 'connectioncounts',
   description: 'per-stream viewers by protocol for every stream in one request (HTTPConnectionCountsXML, :8086/connectioncounts)',
   appliesTo: (target) => target.connectionCountsUrl !== undefined,
+  outsideRest: true,
   async poll(ctx, out) {
     const [topology, counts] = await Promise.all([ctx.discovery.get(ctx.signal), ctx.limit(() => ctx.client.connectionCounts(ctx.signal))]);
     for (const s of topology.streams) {

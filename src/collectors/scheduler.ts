@@ -303,7 +303,7 @@ export class Scheduler {
         server: target.name,
         collector: collector.name,
         intervalMs: o.intervalOf(collector, target),
-        setsUp: true,
+        setsUp: !collector.outsideRest,
         poll: async (signal, log) => {
           if (collector.name !== 'stream') return runCollector(collector, runtime.context(collector.name, signal, log), runtime.objectsFor(collector.name, log));
           runtime.paceCycle(streamInterval().intervalMs);

@@ -15,7 +15,9 @@ export interface DigestSession {
 }
 
 /**
- * Holds the credentials of one server and its digest sessions. Reusing a nonce with an increasing `nc` saves a 401
+ * Holds the credentials of one origin (scheme, host, port) of a server and its digest sessions. Every origin negotiates
+ * on its own: a default install has REST on Basic and the `:8086` providers on Digest (wowza-api.md), so a challenge
+ * from one must never change what is sent to the other. Reusing a nonce with an increasing `nc` saves a 401
  * round trip per request, but a nonce shared by concurrent requests turns its retirement into a burst of 401s
  * (one per request in flight), and reaches a strict server with `nc` out of order (wowza-api.md, "Auth"). So each
  * request holds a session of its own while it runs: sessions are made as concurrency needs them, reused after,
@@ -26,10 +28,16 @@ export class Authenticator {
   private readonly idle: DigestSession[] = [];
   private made = 0;
 
+  /**
+   * `basicRefused`: in `auto`, a Basic-only challenge is not answered and this says why. Basic sends the password in
+   * clear to whoever asks, so it goes only where the user pointed (the REST URL, a configured provider URL) or over
+   * TLS; an address the exporter found on its own gets credentials only in answer to a Digest challenge.
+   */
   constructor(
     readonly mode: AuthMode,
     readonly username: string | undefined,
     private readonly password: string | undefined,
+    private readonly basicRefused?: string,
   ) {
     if (mode === 'basic') this.scheme = 'basic';
     if (mode === 'digest') this.scheme = 'digest';
@@ -112,6 +120,7 @@ export class Authenticator {
     }
     if (this.mode === 'auto' && this.scheme === undefined) {
       if (digest) this.scheme = 'digest';
+      else if (offersBasic && this.basicRefused !== undefined) return { retry: false, reason: this.basicRefused };
       else if (offersBasic) this.scheme = 'basic';
       else return { retry: false, reason: `the server offers no supported scheme (${offered.join(', ') || 'no challenge'})` };
     }

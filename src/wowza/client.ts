@@ -80,7 +80,9 @@ export const CONNECTION_COUNTS_ENDPOINT = '/connectioncounts';
 
 /** Typed calls to the WSE REST API for one server. */
 export class WowzaClient {
+  /** The REST API's authentication; other origins (the connectioncounts provider) each have their own. */
   readonly auth: Authenticator;
+  private readonly authByOrigin = new Map<string, Authenticator>();
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly base: URL;
@@ -96,6 +98,7 @@ export class WowzaClient {
       throw new Error(`server ${target.name}: put credentials in username/password_file, not in the URL`);
     }
     this.auth = new Authenticator(target.auth, target.username, target.password);
+    this.authByOrigin.set(this.base.origin, this.auth);
     // Twice the biggest single answer, and never less than 64 MiB: room for a large list beside the small answers.
     this.budget = new ByteBudget(Math.max(2 * target.maxResponseBytes, 64 * 1024 * 1024));
     this.ownsDispatcher = !options.dispatcher;
@@ -234,22 +237,48 @@ export class WowzaClient {
     return parsed.success ? parsed.data : undefined;
   }
 
+  /** The scheme each origin of this server negotiated so far (`undefined` before its first challenge), REST first. */
+  get schemes(): Array<{ origin: string; scheme: 'basic' | 'digest' | undefined }> {
+    return [...this.authByOrigin].map(([origin, a]) => ({ origin, scheme: a.activeScheme }));
+  }
+
+  /**
+   * The authentication of `url`'s origin, made at its first request. Only the REST origin takes the configured scheme
+   * as it is: another origin negotiates its own (`digest` stays digest, so nothing goes in clear). Basic, which hands
+   * the password to whoever asks, goes to another origin only over TLS or when the user configured that URL; a
+   * provider the exporter found on its own gets credentials only in answer to a Digest challenge.
+   */
+  private authFor(url: URL): Authenticator {
+    const known = this.authByOrigin.get(url.origin);
+    if (known) return known;
+    const t = this.target;
+    const configured = !t.connectionCountsAuto && t.connectionCountsUrl !== undefined && new URL(t.connectionCountsUrl).origin === url.origin;
+    const basicRefused =
+      configured || url.protocol === 'https:'
+        ? undefined
+        : `${url.origin} asks for Basic authentication over plain HTTP, and the exporter found this address on its own: the password is not sent in clear to it (set connectioncounts_url to this URL to allow it, or connectioncounts_url: off)`;
+    const made = new Authenticator(t.auth === 'digest' ? 'digest' : 'auto', t.username, t.password, basicRefused);
+    this.authByOrigin.set(url.origin, made);
+    return made;
+  }
+
   private async send(method: string, url: URL, site: CallSite, signal?: AbortSignal, body?: string, accept = 'application/json') {
+    const auth = this.authFor(url);
     // The digest session is this request's alone while it runs, retries included.
-    const session = this.auth.acquire();
+    const session = auth.acquire();
     try {
-      return await this.sendIn(session, method, url, site, signal, body, accept);
+      return await this.sendIn(auth, session, method, url, site, signal, body, accept);
     } finally {
-      this.auth.release(session);
+      auth.release(session);
     }
   }
 
-  private async sendIn(session: DigestSession, method: string, url: URL, site: CallSite, signal: AbortSignal | undefined, body: string | undefined, accept: string) {
+  private async sendIn(auth: Authenticator, session: DigestSession, method: string, url: URL, site: CallSite, signal: AbortSignal | undefined, body: string | undefined, accept: string) {
     const uri = url.pathname + url.search;
     for (let attempt = 1; ; attempt++) {
       const headers: Record<string, string> = { accept };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const authorization = this.auth.header(method, uri, session);
+      const authorization = auth.header(method, uri, session);
       if (authorization) headers.authorization = authorization;
       const started = performance.now();
       const deadline = new RequestDeadline(this.target.timeoutMs, signal);
@@ -274,7 +303,7 @@ export class WowzaClient {
       }
       this.observe(site.endpoint, String(res.status), started);
       if (res.status === 401) {
-        const verdict = this.auth.onUnauthorized(res.headers['www-authenticate'], attempt, authorization !== undefined, session);
+        const verdict = auth.onUnauthorized(res.headers['www-authenticate'], attempt, authorization !== undefined, session);
         this.options.onChallenge?.(verdict.challenge);
         if (verdict.retry && attempt < MAX_ATTEMPTS) continue;
         throw new WowzaAuthError(site, this.target.username ?? '', verdict.retry ? 'the server kept rejecting fresh challenges' : verdict.reason);
