@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { versionText } from './build-info.js';
 import { ConfigError } from './config/errors.js';
+import { escapeControlCharactersButNewlines, stringifyJsonSafely } from './control-characters.js';
 import { loadYargs } from './yargs-lean.js';
 
 /** Every command, in the order help lists them, loaded on demand. */
@@ -35,11 +36,12 @@ function commandsFor(argv: string[]): Promise<CommandModule[]> {
 
 // A stray rejection must not take the exporter down: log it and keep serving.
 process.on('unhandledRejection', (reason) => {
-  process.stderr.write(JSON.stringify({ level: 'error', msg: 'unhandled rejection', err: String((reason as Error)?.message ?? reason) }) + '\n');
+  process.stderr.write(stringifyJsonSafely({ level: 'error', msg: 'unhandled rejection', err: String((reason as Error)?.message ?? reason) }) + '\n');
 });
 
 function exitWith(code: number, message: string): never {
-  process.stderr.write(`wowza-exporter: ${message}\n`);
+  // A message may quote what a server answered: its control characters are shown, not acted on.
+  process.stderr.write(`wowza-exporter: ${escapeControlCharactersButNewlines(message)}\n`);
   process.exit(code);
 }
 

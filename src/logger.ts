@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions, type DestinationStream } from 'pino';
+import { escapeControlCharacters, escapeJsonControlCharacters } from './control-characters.js';
 
 export type { Logger } from 'pino';
 
@@ -40,8 +41,11 @@ export function jsonLineToLogfmt(line: string): string {
     if (v === undefined) return;
     let s = typeof v === 'string' ? v : JSON.stringify(v);
     if (s === undefined) return;
-    if (s === '' || /[\s"=]/.test(s)) s = JSON.stringify(s);
-    parts.push(`${k}=${s}`);
+    // Quoted as JSON when it holds anything but plain printable text: a server's control characters (which the
+    // JSON line held escaped, and parsing brought back) are never written to the terminal as they are.
+    // eslint-disable-next-line no-control-regex
+    if (s === '' || /[\s"=\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(s)) s = escapeJsonControlCharacters(JSON.stringify(s));
+    parts.push(`${escapeControlCharacters(k)}=${s}`);
   };
   push('ts', typeof rec.time === 'number' ? new Date(rec.time).toISOString() : rec.time);
   push('level', rec.level);
@@ -51,6 +55,18 @@ export function jsonLineToLogfmt(line: string): string {
     push(k, v);
   }
   return parts.join(' ') + '\n';
+}
+
+/**
+ * pino's JSON escapes C0 controls but writes DEL, C1 controls and bidi overrides as they are: a log line holding a
+ * server's text must not reach a terminal (journalctl -f, kubectl logs) with them.
+ */
+function jsonDestination(out: NodeJS.WritableStream): DestinationStream {
+  return {
+    write(chunk: string) {
+      out.write(escapeJsonControlCharacters(chunk));
+    },
+  };
 }
 
 function logfmtDestination(out: NodeJS.WritableStream): DestinationStream {
@@ -93,7 +109,7 @@ export function createLogger(settings: LoggerSettings = {}): Logger {
   const out = settings.destination ?? process.stderr;
   keepWritingErrorsQuiet(out);
   if (settings.format === 'logfmt') return pino(options, logfmtDestination(out));
-  return pino(options, out as DestinationStream);
+  return pino(options, jsonDestination(out));
 }
 
 /** A logger that drops everything, for tests and library use. */

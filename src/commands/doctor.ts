@@ -1,6 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { wseCollectorsEnabled } from '../collectors/registry.js';
 import { loadConfig } from '../config/load.js';
+import { stringifyJsonSafely } from '../control-characters.js';
 import { runDoctor } from '../doctor/checks.js';
 import { formatResult, type CheckResult } from '../doctor/report.js';
 import { createLogger, silentLogger } from '../logger.js';
@@ -30,7 +31,7 @@ export const doctorCommand: CommandModule = {
       all.push({ server: target.name, url: target.url, results });
     }
     const ok = all.every((s) => s.results.every((r) => r.status !== 'fail'));
-    if (json) process.stdout.write(JSON.stringify({ ok, servers: all }, null, 2) + '\n');
+    if (json) process.stdout.write(stringifyJsonSafely({ ok, servers: all }, 2) + '\n');
     else process.stdout.write(ok ? 'all checks passed\n' : 'some checks failed\n');
     process.exitCode = ok ? 0 : 1;
   },

@@ -20,7 +20,7 @@ const tail: CommandModule = {
       .option('filter', { type: 'string', describe: 'server-side filters, comma-separated: noDebug,noInfo,noWarn,noError,noHeader,noColumnHeadings' })
       .option('search', { type: 'string', describe: 'only lines containing this text (server-side)' })
       .option('regex-search', { type: 'string', describe: 'only lines matching this regular expression (server-side)' })
-      .option('format', { type: 'string', choices: ['json', 'raw'], default: 'json', describe: 'json: one parsed record per line; raw: lines exactly as the server holds them' }),
+      .option('format', { type: 'string', choices: ['json', 'raw'], default: 'json', describe: 'json: one parsed record per line; raw: lines exactly as the server holds them (control characters escaped on a terminal)' }),
   handler: async (argv) => {
     const warn = createLogger({ level: 'warn' });
     const runtime = loadConfig(configFlagsFrom(argv), process.env, (m, meta) => warn.warn(meta, m));
@@ -38,6 +38,9 @@ const tail: CommandModule = {
     const onSignal = () => stop.abort();
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    // A reader that goes away (`| head`) ends the tail quietly; tailLog sees the failed write itself. This listener
+    // outlives it: an 'error' emitted after it returns must not become an uncaught exception either.
+    process.stdout.on('error', () => undefined);
     try {
       await tailLog({
         source: new WowzaLogSource(client),
@@ -52,6 +55,8 @@ const tail: CommandModule = {
         },
         format: argv.format as 'json' | 'raw',
         out: process.stdout,
+        // Raw lines stay byte-exact for pipes and files; on a terminal their control characters are escaped.
+        terminal: process.stdout.isTTY === true,
         signal: stop.signal,
         timeZone: runtime.config.logs?.time_zone,
         logger: warn,

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../config/errors.js';
+import { escapeControlCharactersButNewlines, stringifyJsonSafely } from '../control-characters.js';
 import { DEFAULT_VIDEO_URL, VideoClient } from '../video/client.js';
 import { VideoError, VideoInputError, VideoUnparsableError, type VideoInputIssue } from '../video/errors.js';
 import { validateSchedulePatch, type PatchField, type SchedulePatchInput } from '../video/schedule-patch.js';
@@ -60,7 +61,8 @@ const FLAG_OF: Record<PatchField, string> = {
 };
 
 function fail(io: SchedulesIo, message: string): void {
-  io.stderr.write(`wowza-exporter: ${message}\n`);
+  // Messages quote the API's answers: their control characters are shown, not acted on.
+  io.stderr.write(`wowza-exporter: ${escapeControlCharactersButNewlines(message)}\n`);
 }
 
 function describeInputIssue(issue: VideoInputIssue): string {
@@ -105,7 +107,7 @@ function checkId(id: string | undefined): string {
   return trimmed;
 }
 
-const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+const json = (value: unknown) => `${stringifyJsonSafely(value, 2)}\n`;
 
 /** A note on stderr for each value the API reference does not list (a new state, an unreadable time). */
 function noteUnknown(io: SchedulesIo, s: Schedule): void {

@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { readSecretFile } from '../config/secrets.js';
+import { escapeControlCharacters as shown, escapeControlCharactersButNewlines, stringifyJsonSafely } from '../control-characters.js';
 import { createLogger } from '../logger.js';
 import { WowzaClient } from '../wowza/client.js';
 import { DEFAULT_CRITERIA, setupWebhooks, webhookStatus, type DeliveryAuth } from '../webhooks/setup.js';
@@ -36,7 +37,7 @@ async function forEachServer(argv: Record<string, unknown>, fn: (client: WowzaCl
       await fn(client, target.name);
     } catch (err) {
       failed = true;
-      process.stderr.write(`${target.name}: ${(err as Error).message}\n`);
+      process.stderr.write(`${target.name}: ${escapeControlCharactersButNewlines((err as Error).message)}\n`);
     } finally {
       await client.close();
     }
@@ -76,7 +77,8 @@ const setup: CommandModule = {
           dryRun: argv['dry-run'] === true,
         });
         process.stdout.write(`${name}:${argv['dry-run'] ? ' (dry run)' : ''}\n`);
-        for (const c of changes) process.stdout.write(`${MARK[c.kind]} ${c.what}${c.kind === 'unchanged' ? ' (unchanged)' : ''}\n${c.diff.map((d) => `${d}\n`).join('')}`);
+        // What the server holds is shown with its control characters escaped, never acted on by the terminal.
+        for (const c of changes) process.stdout.write(`${MARK[c.kind]} ${shown(c.what)}${c.kind === 'unchanged' ? ' (unchanged)' : ''}\n${c.diff.map((d) => `${shown(d)}\n`).join('')}`);
         if (changes.every((c) => c.kind === 'unchanged')) process.stdout.write('  nothing to change\n');
     });
   },
@@ -90,15 +92,15 @@ const status: CommandModule = {
     await forEachServer(argv, async (client, name) => {
         const s = await webhookStatus(client);
         if (argv.json) {
-          process.stdout.write(JSON.stringify({ server: name, ...s }, null, 2) + '\n');
+          process.stdout.write(stringifyJsonSafely({ server: name, ...s }, 2) + '\n');
           return;
         }
         process.stdout.write(`${name}:\n  listener ${s.listener ? 'installed' : 'MISSING (events are not delivered)'}\n`);
         for (const t of s.targets) {
           const header = t.headers?.some((h) => h.name.toLowerCase() === 'authorization');
-          process.stdout.write(`  target ${t.id}: ${t.url ?? '-'} auth=${t.auth?.type ?? (header ? 'header' : 'none')}\n`);
+          process.stdout.write(`  target ${shown(String(t.id))}: ${shown(t.url ?? '-')} auth=${shown(t.auth?.type ?? (header ? 'header' : 'none'))}\n`);
         }
-        for (const f of s.filters) process.stdout.write(`  filter ${f.id}: ${f.enabled ? 'enabled' : 'disabled'} ${f.criteria ?? ''} -> ${f.targetRef ?? '-'}\n`);
+        for (const f of s.filters) process.stdout.write(`  filter ${shown(String(f.id))}: ${f.enabled ? 'enabled' : 'disabled'} ${shown(f.criteria ?? '')} -> ${shown(f.targetRef ?? '-')}\n`);
         if (s.targets.length === 0 && s.filters.length === 0) process.stdout.write('  no targets or filters\n');
     });
   },

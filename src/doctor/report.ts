@@ -1,3 +1,5 @@
+import { escapeControlCharacters } from '../control-characters.js';
+
 /** One line of the doctor's report. */
 export interface CheckResult {
   /** Short name: `dns`, `tcp`, `tls`, `http`, `auth`, `content-type`, `version`, `discovery`, `cost`, `logs`. */
@@ -13,6 +15,7 @@ export interface CheckResult {
 
 const MARK = { pass: '✔', fail: '✖', warn: '!' } as const;
 
+/** For a terminal: messages quote what servers answer, whose control characters are shown, not acted on. */
 export function formatResult(r: CheckResult): string {
-  return `${MARK[r.status]} ${r.check}: ${r.message}${r.fix ? `\n    → ${r.fix}` : ''}`;
+  return `${MARK[r.status]} ${r.check}: ${escapeControlCharacters(r.message)}${r.fix ? `\n    → ${escapeControlCharacters(r.fix)}` : ''}`;
 }

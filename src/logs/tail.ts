@@ -1,3 +1,4 @@
+import { escapeControlCharacters, stringifyJsonSafely } from '../control-characters.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { LogFollower, type FollowerChunk, type ServerFilter } from './follower.js';
 import type { LogSource } from './log-source.js';
@@ -12,9 +13,14 @@ export interface TailOptions {
   /** With `startAt: 'end'`, how many lines before the end are shown first (default 10, like tail). */
   lines?: number;
   serverFilter?: ServerFilter;
-  /** `json` (default): one parsed record per line; `raw`: the lines exactly as the server holds them, headers included. */
+  /**
+   * `json` (default): one parsed record per line; `raw`: the lines as the server holds them, headers included:
+   * byte-exact into a pipe or file, with control characters escaped on a terminal (see `terminal`).
+   */
   format?: 'json' | 'raw';
   out: NodeJS.WritableStream;
+  /** `out` is a terminal: raw lines are shown with their control characters escaped, never acted on. */
+  terminal?: boolean;
   signal?: AbortSignal;
   lineCount?: number;
   followIntervalMs?: number;
@@ -22,12 +28,18 @@ export interface TailOptions {
   logger?: Logger;
 }
 
-/** Renders a chunk for the terminal: raw lines, or NDJSON of the records. */
-function render(chunk: FollowerChunk, format: 'json' | 'raw'): string {
+/** A raw line for a terminal: a hostile line must not write the clipboard, retitle the window or clear the screen. */
+function forTerminal(line: string): string {
+  // The CR of a CRLF line does nothing visible before the newline; escaped, it would mark every line of such a log.
+  return escapeControlCharacters(line.endsWith('\r') ? line.slice(0, -1) : line);
+}
+
+/** Renders a chunk: raw lines, or NDJSON of the records (C1 and bidi escaped too, which JSON.stringify leaves). */
+function render(chunk: FollowerChunk, format: 'json' | 'raw', terminal: boolean): string {
   let text = '';
   for (const { text: line, parsed } of chunk.lines) {
-    if (format === 'raw') text += line + '\n';
-    else if (parsed.kind === 'record') text += JSON.stringify({ server: chunk.server, log_type: chunk.logType, ...parsed.record }) + '\n';
+    if (format === 'raw') text += (terminal ? forTerminal(line) : line) + '\n';
+    else if (parsed.kind === 'record') text += stringifyJsonSafely({ server: chunk.server, log_type: chunk.logType, ...parsed.record }) + '\n';
   }
   return text;
 }
@@ -45,6 +57,13 @@ export async function tailLog(options: TailOptions): Promise<void> {
   if (outer?.aborted) return;
   outer?.addEventListener('abort', onOuterAbort, { once: true });
   let writeError: NodeJS.ErrnoException | undefined;
+  // A reader that goes away (`| head`) makes `out` emit 'error' as well as fail the write: without a listener
+  // that is an uncaught exception and a stack trace.
+  const onOutError = (err: NodeJS.ErrnoException) => {
+    writeError ??= err;
+    stop.abort();
+  };
+  options.out.on('error', onOutError);
 
   const write = (text: string) =>
     new Promise<void>((resolve) => {
@@ -68,12 +87,13 @@ export async function tailLog(options: TailOptions): Promise<void> {
     ...(options.serverFilter ? { serverFilter: options.serverFilter } : {}),
     ...(options.timeZone ? { timeZone: options.timeZone } : {}),
     logger: options.logger ?? silentLogger(),
-    deliver: (chunk) => write(render(chunk, format)),
+    deliver: (chunk) => write(render(chunk, format, options.terminal === true)),
   });
   try {
     await follower.run(stop.signal, options.follow ?? false);
   } finally {
     outer?.removeEventListener('abort', onOuterAbort);
+    options.out.removeListener('error', onOutError);
   }
   if (writeError && writeError.code !== 'EPIPE') throw writeError;
 }
