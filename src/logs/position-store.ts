@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { copyFile, link, lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
+import { makeDirectory, openCreating } from './file-modes.js';
 
 /** Where a follower stands in one log: the file (by identity) and the byte offset reading continues at. */
 export interface LogPosition {
@@ -34,52 +35,117 @@ const FileBody = z.object({ version: z.literal(1), positions: z.array(z.unknown(
 
 const key = (server: string, logType: string) => `${server}\u0000${logType}`;
 
+/** What a positions file on disk held, read and checked. */
+type FileState = { kind: 'ok'; text: string; body: z.infer<typeof FileBody> } | { kind: 'missing' } | { kind: 'unreadable'; code: string } | { kind: 'corrupt'; reason: string };
+
+async function readPositionsFile(path: string): Promise<FileState> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+    return code === 'ENOENT' ? { kind: 'missing' } : { kind: 'unreadable', code };
+  }
+  try {
+    return { kind: 'ok', text, body: FileBody.parse(JSON.parse(text)) };
+  } catch (err) {
+    return { kind: 'corrupt', reason: err instanceof z.ZodError ? 'not a positions document (expected {"version":1,"positions":[...]})' : (err as Error).message };
+  }
+}
+
+/** The file a store wrote last, to tell whether it is still that file (nothing truncated or replaced it since). */
+interface Written {
+  ino: number;
+  size: number;
+}
+
+export interface PositionStoreOptions {
+  /**
+   * The positions file could not be used at start (corrupt, truncated, unreadable): `previous` when its previous
+   * copy was taken instead, `none` when that could not be used either (logs then start at their start position).
+   */
+  onUnusable?: (fallback: 'previous' | 'none') => void;
+}
+
 /**
  * The positions file: one JSON document per exporter with an entry per server and log type. Written
- * atomically (temp file, fsync, rename, directory fsync), so a crash leaves the old or the new file,
- * never half of one. Callers set a position only once every sink acknowledged the lines before it.
+ * atomically (temp file, fsync, rename), so a crash leaves the old or the new file, never half of one. Each
+ * write keeps the file it replaces as `<path>.prev`: a file truncated or broken behind the exporter's back is
+ * replaced by that copy at the next start, which re-sends some lines but loses none. Callers set a position only
+ * once every sink acknowledged the lines before it.
  */
 export class PositionStore {
   private readonly positions = new Map<string, { server: string; logType: string; pos: LogPosition }>();
   private version = 0;
   private savedVersion = 0;
   private saving: Promise<void> = Promise.resolve();
+  /** The positions file as last written or read intact; undefined when there is no intact one to keep. */
+  private written: Written | undefined;
 
   private constructor(
     readonly path: string,
     private readonly logger: Logger,
+    private readonly options: PositionStoreOptions,
   ) {}
 
-  /** Loads the file; a missing or corrupt file gives an empty store (and a warning), never an error. */
-  static async open(path: string, logger: Logger): Promise<PositionStore> {
-    const store = new PositionStore(path, logger);
+  /** Where the previous good copy of the positions file is kept. */
+  get previousPath(): string {
+    return `${this.path}.prev`;
+  }
+
+  /**
+   * Loads the file; a missing file gives an empty store, a corrupt one its previous copy (or an empty store), with
+   * a warning: never an error.
+   */
+  static async open(path: string, logger: Logger, options: PositionStoreOptions = {}): Promise<PositionStore> {
+    const store = new PositionStore(path, logger, options);
     await store.load();
     return store;
   }
 
   private async load(): Promise<void> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') {
-        this.logger.info({ path: this.path }, 'no positions file yet: every log starts at its configured start position');
-      } else {
-        this.logger.warn({ path: this.path, code }, 'cannot read the positions file: starting without saved positions');
+    const current = await readPositionsFile(this.path);
+    if (current.kind === 'ok') {
+      this.apply(current.body);
+      this.written = await identify(this.path);
+      return;
+    }
+    if (current.kind === 'missing') {
+      // A removed file is how positions are reset: the previous copy is not brought back.
+      this.logger.info({ path: this.path }, 'no positions file yet: every log starts at its configured start position');
+      return;
+    }
+    const reason = current.kind === 'corrupt' ? current.reason : `cannot read it (${current.code})`;
+    const kept = `${this.path}.corrupt`;
+    if (current.kind === 'corrupt') await copyFile(this.path, kept).catch(() => undefined);
+    const previous = await readPositionsFile(this.previousPath);
+    if (previous.kind === 'ok') {
+      this.apply(previous.body);
+      // Put back at once: a crash before the first save must find the same positions again, not the broken file.
+      try {
+        this.written = await writeAtomically(this.path, previous.text);
+      } catch (err) {
+        this.logger.warn({ path: this.path, error: (err as Error).message }, 'cannot put the previous copy of the positions file back yet; the next save writes it');
+        this.version++;
       }
+      this.logger.warn(
+        { path: this.path, previous: this.previousPath, ...(current.kind === 'corrupt' ? { kept } : {}), reason },
+        'positions file is unusable: resuming from its previous copy (lines read since are sent again; counted in wowza_log_positions_unusable_total)',
+      );
+      this.options.onUnusable?.('previous');
       return;
     }
-    let body: z.infer<typeof FileBody>;
-    try {
-      body = FileBody.parse(JSON.parse(text));
-    } catch (err) {
-      const reason = err instanceof z.ZodError ? 'not a positions document (expected {"version":1,"positions":[...]})' : (err as Error).message;
-      const kept = `${this.path}.corrupt`;
-      await rename(this.path, kept).catch(() => undefined);
-      this.logger.warn({ path: this.path, kept, reason }, 'positions file is corrupt: starting without saved positions (the bad file was kept aside)');
-      return;
-    }
+    if (current.kind === 'corrupt') await rm(this.path, { force: true }).catch(() => undefined);
+    this.logger.warn(
+      { path: this.path, ...(current.kind === 'corrupt' ? { kept } : {}), reason, previous: this.previousPath, previous_state: previous.kind },
+      current.kind === 'corrupt'
+        ? 'positions file is corrupt: starting without saved positions (the bad file was kept aside; no usable previous copy)'
+        : 'cannot read the positions file: starting without saved positions (no usable previous copy)',
+    );
+    this.options.onUnusable?.('none');
+  }
+
+  private apply(body: z.infer<typeof FileBody>): void {
     let skipped = 0;
     for (const raw of body.positions) {
       const e = Entry.safeParse(raw);
@@ -131,9 +197,25 @@ export class PositionStore {
       ...(e.pos.prevHead !== undefined ? { prev_file_head: e.pos.prevHead } : {}),
     }));
     const text = JSON.stringify({ version: 1, updated_at: new Date().toISOString(), positions }, null, 2) + '\n';
-    await writeAtomically(this.path, text);
+    // The file being replaced becomes the previous copy, unless something changed it since it was written (a
+    // truncation): then the previous copy stays as it is, and the new file is the one kept.
+    const intact = this.written !== undefined && sameFile(await identify(this.path), this.written);
+    this.written = await writeAtomically(this.path, text, { previous: this.previousPath, keepCurrent: intact });
     this.savedVersion = version;
   }
+}
+
+async function identify(path: string): Promise<Written | undefined> {
+  try {
+    const st = await lstat(path);
+    return st.isFile() ? { ino: st.ino, size: st.size } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sameFile(a: Written | undefined, b: Written): boolean {
+  return a !== undefined && a.ino === b.ino && a.size === b.size;
 }
 
 /** Directories made by writeAtomically already, so a save is not one more round trip to the file system. */
@@ -144,11 +226,14 @@ const madeDirs = new Set<string>();
  * content is on disk before the rename; the rename itself is not synced: after a power loss the file may
  * still hold the previous positions, which re-sends lines but never skips any. Positions are saved after
  * every delivered batch, so each round trip here is time the pipeline waits.
+ *
+ * With `previous`, that path is made to hold the file being replaced (`keepCurrent`: a hard link and a rename, no
+ * second fsync), or else a copy of the new content; `path` itself is never missing. Returns what was written.
  */
-export async function writeAtomically(path: string, text: string): Promise<void> {
+export async function writeAtomically(path: string, text: string, options: { previous?: string; keepCurrent?: boolean } = {}): Promise<Written> {
   const dir = dirname(path);
   if (!madeDirs.has(dir)) {
-    await mkdir(dir, { recursive: true });
+    await makeDirectory(dir);
     madeDirs.add(dir);
   }
   // A name no one can guess, created by us alone (O_EXCL), never through a link: a file or link planted beside the
@@ -156,14 +241,17 @@ export async function writeAtomically(path: string, text: string): Promise<void>
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
   let fh;
   try {
-    fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    fh = await openCreating(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
   } catch (err) {
     madeDirs.delete(dir); // removed behind our back: make it again next time
     throw err;
   }
+  let written: Written;
   try {
     await fh.writeFile(text, 'utf8');
     await fh.datasync();
+    const st = await fh.stat();
+    written = { ino: st.ino, size: st.size };
   } catch (err) {
     await fh.close().catch(() => undefined);
     await rm(tmp, { force: true }).catch(() => undefined);
@@ -171,9 +259,48 @@ export async function writeAtomically(path: string, text: string): Promise<void>
   }
   await fh.close();
   try {
+    if (options.previous !== undefined) {
+      // The file being replaced may have gone since it was checked: the new content is kept then.
+      const kept = options.keepCurrent === true ? await keepCopy(path, options.previous, true).then(() => true, () => false) : false;
+      if (!kept) await keepCopy(tmp, options.previous, false);
+    }
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+  return written;
+}
+
+/**
+ * Makes `previous` hold `source`: a hard link when `share` (the file being replaced, which nothing writes again),
+ * else (or where links fail) a copy synced like the file itself, so that a file truncated in place never takes its
+ * previous copy with it.
+ */
+async function keepCopy(source: string, previous: string, share: boolean): Promise<void> {
+  const staged = `${previous}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+  try {
+    let linked = false;
+    if (share) {
+      try {
+        await link(source, staged);
+        linked = true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
+      }
+    }
+    if (!linked) {
+      await copyFile(source, staged, constants.COPYFILE_EXCL);
+      const fh = await open(staged, constants.O_RDWR | constants.O_NOFOLLOW);
+      try {
+        await fh.datasync();
+      } finally {
+        await fh.close();
+      }
+    }
+    await rename(staged, previous);
+  } catch (err) {
+    await rm(staged, { force: true }).catch(() => undefined);
     throw err;
   }
 }

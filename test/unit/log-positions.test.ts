@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -44,7 +44,7 @@ describe('positions store', () => {
     expect(doc.positions).toContainEqual({ server: 'edge-2', log_type: 'wowzastreamingengine_access', file_id: '', offset: 10 });
   });
 
-  it('replaces the file atomically: a reader never sees half a document, no temp file stays', async () => {
+  it('replaces the file atomically: a reader never sees half a document, no temp file stays, the previous copy is kept', async () => {
     const path = join(dir, 'positions.json');
     const store = await PositionStore.open(path, capture().logger);
     store.set('s', 't', { fileId: 'x', offset: 0, fields: 'f '.repeat(20_000) });
@@ -66,8 +66,9 @@ describe('positions store', () => {
     stop = true;
     await reader;
     expect(reads).toBeGreaterThan(0);
-    expect(readdirSync(dir)).toEqual(['positions.json']);
+    expect(readdirSync(dir).sort()).toEqual(['positions.json', 'positions.json.prev']);
     expect((await PositionStore.open(path, capture().logger)).get('s', 't')?.offset).toBe(40);
+    expect((JSON.parse(readFileSync(`${path}.prev`, 'utf8')) as { positions: Array<{ offset: number }> }).positions[0]?.offset).toBe(39);
   });
 
   it('writes only when something changed', async () => {
@@ -94,6 +95,46 @@ describe('positions store', () => {
     writeFileSync(path, '[1,2,3]');
     expect((await PositionStore.open(path, logger)).entries()).toEqual([]);
     expect(lines.filter((l) => l.level === 'warn')).toHaveLength(2);
+  });
+
+  it('falls back to the previous copy when the file was truncated, says so once and reports it', async () => {
+    const path = join(dir, 'positions.json');
+    const store = await PositionStore.open(path, capture().logger);
+    for (const offset of [100, 200, 300]) {
+      store.set('s', 't', { fileId: 'a', offset });
+      await store.save();
+    }
+    truncateSync(path, 25);
+    const { logger, lines } = capture();
+    const unusable: string[] = [];
+    const reopened = await PositionStore.open(path, logger, { onUnusable: (f) => unusable.push(f) });
+    expect(reopened.get('s', 't')).toEqual({ fileId: 'a', offset: 200 });
+    expect(unusable).toEqual(['previous']);
+    const warnings = lines.filter((l) => l.level === 'warn');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ path, previous: `${path}.prev`, kept: `${path}.corrupt` });
+    expect(warnings[0]?.msg).toMatch(/resuming from its previous copy/);
+    // Put back at once: a crash before the next save finds the same positions, and no second warning.
+    const again = capture();
+    expect((await PositionStore.open(path, again.logger)).get('s', 't')?.offset).toBe(200);
+    expect(again.lines.filter((l) => l.level === 'warn')).toEqual([]);
+    expect(readFileSync(`${path}.corrupt`, 'utf8')).toHaveLength(25);
+  });
+
+  it('a truncation behind its back does not become the previous copy', async () => {
+    const path = join(dir, 'positions.json');
+    const store = await PositionStore.open(path, capture().logger);
+    store.set('s', 't', { fileId: 'a', offset: 100 });
+    await store.save();
+    store.set('s', 't', { fileId: 'a', offset: 200 });
+    await store.save();
+    truncateSync(path, 0);
+    store.set('s', 't', { fileId: 'a', offset: 300 });
+    await store.save();
+    // Both files hold good documents: the new one, and (the truncated one not kept) a copy of it.
+    expect((await PositionStore.open(`${path}.prev`, capture().logger)).get('s', 't')?.offset).toBe(300);
+    truncateSync(path, 3);
+    expect((await PositionStore.open(path, capture().logger)).get('s', 't')?.offset).toBe(300);
   });
 
   it('keeps the valid entries of a file with some invalid ones', async () => {

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { makeDirectory, openCreating } from '../file-modes.js';
 
 export interface RotatingFileOptions {
   path: string;
@@ -44,11 +45,11 @@ export class RotatingFile {
 
   private async open(): Promise<FileHandle> {
     if (this.handle) return this.handle;
-    await mkdir(dirname(this.options.path), { recursive: true });
+    await makeDirectory(dirname(this.options.path));
     let fh: FileHandle;
     try {
       // Never through a symbolic link: one planted at the path would send the lines wherever it points.
-      fh = await open(this.options.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o640);
+      fh = await openCreating(this.options.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new Error(`${this.options.path} is a symbolic link: refusing to write through it (point the setting at the file itself)`);
       throw err;
