@@ -247,6 +247,11 @@ export const LogsConfigSchema = z.strictObject({
   parse_threads: z.number().int().min(0).max(16).default(2),
   /** Lines each sink may hold (queued or in flight); when full, followers stop polling until there is room. */
   queue_lines: z.number().int().min(1).default(10_000),
+  /**
+   * Bytes of lines each sink may hold (queued or in flight: the lines and what is written for the sink); when full,
+   * followers stop polling until there is room. A single line larger than this is still taken, alone.
+   */
+  max_queue_bytes: Bytes.prefault('64MiB'),
   /** NDJSON file for lines a sink refused for good (4xx other than 429) or gave up on. */
   dead_letter_file: z.string().min(1).default('wowza-exporter-dead-letter.ndjson'),
   /** At shutdown, how long sinks may take to deliver what is queued before the rest is left for the next start. */

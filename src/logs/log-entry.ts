@@ -104,6 +104,14 @@ export function entryLokiLine(entry: LogEntry): Uint8Array {
   return entry.lokiLine ?? Buffer.from(JSON.stringify(JSON.stringify(entryRecord(entry))), 'utf8');
 }
 
+/**
+ * Memory an entry holds while it waits for the sinks, for the queue's byte limit: the line and the bytes written
+ * for the sinks (a string's length stands for its size; the object itself is left out, the line limit covers it).
+ */
+export function entryFootprint(entry: LogEntry): number {
+  return entry.line.length + (entry.document?.length ?? 0) + (entry.lokiLine?.length ?? 0);
+}
+
 /** Size used for batch limits: the bytes of the line as the server holds it. */
 export function entryBytes(entry: LogEntry): number {
   return Buffer.byteLength(entry.line, 'utf8');

@@ -19,6 +19,8 @@ export interface LogMetrics {
   failures: Counter<Ship>;
   queue: Gauge<Ship>;
   deadLetters: Counter<Ship>;
+  queueBytes: Gauge<'sink'>;
+  positionsUnusable: Counter<'fallback'>;
   /**
    * Gives the follower's oldest line read but not yet acknowledged by every sink (its read time, epoch ms), from
    * which wowza_log_follower_oldest_unacked_seconds is computed at scrape time.
@@ -99,6 +101,18 @@ export function createLogMetrics(registry: Registry): LogMetrics {
     failures: new Counter({ name: 'wowza_log_forward_failures_total', help: 'Failed delivery attempts (retries included) of batches holding lines of this log.', labelNames: shipLabels, registers }),
     queue: new Gauge({ name: 'wowza_log_forward_queue_lines', help: 'Log lines waiting for the sink or being sent to it.', labelNames: shipLabels, registers }),
     deadLetters: new Counter({ name: 'wowza_log_dead_letter_lines_total', help: 'Log lines the sink refused for good (or gave up on), written to the dead-letter file.', labelNames: shipLabels, registers }),
+    queueBytes: new Gauge({
+      name: 'wowza_log_forward_queue_bytes',
+      help: 'Bytes of log lines the sink holds (queued or being sent), as counted against logs.max_queue_bytes; at the limit, followers stop reading.',
+      labelNames: ['sink'],
+      registers,
+    }),
+    positionsUnusable: new Counter({
+      name: 'wowza_log_positions_unusable_total',
+      help: 'Starts that found the positions file corrupt, truncated or unreadable; fallback="previous": resumed from its previous copy (lines re-sent, none lost), "none": no usable copy, logs started at start_at.',
+      labelNames: ['fallback'],
+      registers,
+    }),
     watchUnacked(server, logType, oldest) {
       unacked.set(`${server}\u0000${logType}`, { server, logType, oldest });
     },
@@ -120,6 +134,8 @@ export function createLogMetrics(registry: Registry): LogMetrics {
       for (const sink of sinks) metrics.queue.remove({ ...labels, sink });
     },
   };
+  // At 0 from the start, so an alert on increase() sees the first one.
+  for (const fallback of ['previous', 'none']) metrics.positionsUnusable.inc({ fallback }, 0);
   created.set(registry, metrics);
   return metrics;
 }

@@ -7,7 +7,7 @@ import { DeadLetterFile } from './dead-letter.js';
 import { EncoderPool } from './encoder-pool.js';
 import { LogFollower, type FollowerChunk } from './follower.js';
 import { entriesOf, type EncodedSegment, type LineSegment } from './line-encoding.js';
-import { logEntry, type LogEntry } from './log-entry.js';
+import { entryFootprint, logEntry, type LogEntry } from './log-entry.js';
 import type { LogRecord } from './w3c-parser.js';
 import { createLogMetrics, type LogMetrics } from './log-metrics.js';
 import type { LogSource } from './log-source.js';
@@ -91,7 +91,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
   const sinks = options.sinks ?? createSinks(config.sinks, { stdout: options.stdout, warn: (msg, meta) => logger.warn(meta, msg) });
   let positions: PositionStore;
   try {
-    positions = await PositionStore.open(config.positions_file, logger);
+    positions = await PositionStore.open(config.positions_file, logger, { onUnusable: (fallback) => metrics.positionsUnusable.inc({ fallback }) });
   } catch (err) {
     await Promise.allSettled(sinks.map((s) => s.close()));
     throw err;
@@ -128,6 +128,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
           ...(config.retry.max_retries !== undefined ? { maxRetries: config.retry.max_retries } : {}),
         },
         capacity: config.queue_lines,
+        capacityBytes: config.max_queue_bytes,
         // Positions are written once a batch is acknowledged and before the next is sent, so a crash re-sends
         // at most the batch in flight; the periodic sync only retries writes that failed.
         afterAck: savePositions,
@@ -151,7 +152,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
     metrics.start(server, logType, sinks.map((s) => s.name));
     const acks = new AckTracker<LogPosition>((position) => positions.set(server, logType, position));
     const resumeFrom = positions.get(server, logType);
-    const chunks = pipelined({ acks, workers, encoders, metrics, outputs });
+    const chunks = pipelined({ acks, workers, encoders, metrics, outputs, maxQueueBytes: config.max_queue_bytes });
     metrics.watchUnacked(server, logType, chunks.oldestUnackedAt);
     unackedOf.set(`${server}\u0000${logType}`, chunks.oldestUnackedAt);
     const follower = new LogFollower({
@@ -244,10 +245,11 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
   const publish = async (server: string, logType: string, record: LogRecord, timeMs: number) => {
     const entry = logEntry(server, logType, '', record, timeMs);
     const entries: LogEntry[] = [{ ...entry, line: JSON.stringify(record) }];
+    const bytes = entryFootprint(entries[0]!);
     for (;;) {
-      const full = workers.find((w) => !w.hasRoom(entries.length));
+      const full = workers.find((w) => !w.hasRoom(entries.length, bytes));
       if (!full) break;
-      await full.waitForRoom(entries.length, abort.signal);
+      await full.waitForRoom(entries.length, bytes, abort.signal);
     }
     if (abort.signal.aborted) return;
     const ticket = unpositioned.track(undefined, entries.length * workers.length);
@@ -278,6 +280,8 @@ interface Pipeline {
   metrics: LogMetrics;
   /** What the encoders write for each line: the sinks' needs. */
   outputs: { documents: boolean; lokiLines: boolean };
+  /** logs.max_queue_bytes: also bounds what waits between the follower and the queues. */
+  maxQueueBytes: number;
 }
 
 /** The chunk's record lines in runs of one layout, cut so that every encoder thread gets a share. */
@@ -324,6 +328,12 @@ interface EncodedChunk {
 
 /** Chunks between a follower and the sink queues: one encoding while the one before waits for its turn. */
 const PIPELINE_DEPTH = 2;
+/**
+ * A chunk whose lines take more than this share of max_queue_bytes is not read ahead of: the follower waits until it
+ * is queued. Pages of long lines (up to max_response_size each) would otherwise put two more such chunks, parsed and
+ * encoded, beside a full queue.
+ */
+const READ_AHEAD_SHARE = 1 / 8;
 
 /**
  * The follower's `deliver`: encodes a chunk, then queues it once the chunk before it is queued. It resolves
@@ -359,11 +369,19 @@ function pipelined(pipeline: Pipeline): {
       queued.catch(() => undefined); // seen by a later deliver, or ignored after the follower stopped
       inFlight.push(queued);
       if (inFlight.length >= PIPELINE_DEPTH) await inFlight.shift();
+      if (inFlight.length > 0 && textBytes(chunk) > pipeline.maxQueueBytes * READ_AHEAD_SHARE) await inFlight.shift();
     },
     // A chunk not queued by now is not acknowledged either, so its lines are read again after a restart.
     settled: () => last().catch(() => undefined),
     oldestUnackedAt: () => pipeline.acks.oldestReadAt ?? readTimes[0],
   };
+}
+
+/** The chunk's lines, by length: what they hold in memory, about. */
+function textBytes(chunk: FollowerChunk): number {
+  let n = 0;
+  for (const l of chunk.lines) n += l.text.length;
+  return n;
 }
 
 async function encodeChunk(chunk: FollowerChunk, { encoders, metrics, outputs }: Pipeline): Promise<EncodedChunk> {
@@ -382,10 +400,12 @@ async function encodeChunk(chunk: FollowerChunk, { encoders, metrics, outputs }:
 /** Into every sink's queue once all have room (backpressure), with the position the chunk commits. */
 async function enqueue({ chunk, entries }: EncodedChunk, signal: AbortSignal, { acks, workers, metrics }: Pipeline, readAt: number): Promise<void> {
   metrics.offset.set({ server: chunk.server, log_type: chunk.logType }, chunk.position.offset);
+  let bytes = 0;
+  for (const e of entries) bytes += entryFootprint(e);
   for (;;) {
-    const full = workers.find((w) => !w.hasRoom(entries.length));
+    const full = workers.find((w) => !w.hasRoom(entries.length, bytes));
     if (!full) break;
-    await full.waitForRoom(entries.length, signal);
+    await full.waitForRoom(entries.length, bytes, signal);
   }
   signal.throwIfAborted();
   const ticket = acks.track(chunk.position, entries.length * workers.length, readAt);

@@ -3,7 +3,7 @@ import type { AckTicket } from './ack-tracker.js';
 import { sleep } from '../abortable-sleep.js';
 import { backoffDelay } from './backoff.js';
 import type { DeadLetterFile } from './dead-letter.js';
-import { entryBytes, type LogEntry } from './log-entry.js';
+import { entryBytes, entryFootprint, type LogEntry } from './log-entry.js';
 import type { LogMetrics } from './log-metrics.js';
 import { DeliveryError, type LogSink } from './sinks/log-sink.js';
 
@@ -29,6 +29,8 @@ export interface SinkWorkerOptions {
   retry: RetrySettings;
   /** Lines the worker holds (queued and in flight) before producers must wait. */
   capacity: number;
+  /** Bytes the worker holds (queued and in flight, by entryFootprint) before producers must wait. */
+  capacityBytes: number;
   deadLetter?: DeadLetterFile;
   metrics?: LogMetrics;
   logger: Logger;
@@ -44,6 +46,8 @@ interface Queued {
   entry: LogEntry;
   ticket: AckTicket;
   bytes: number;
+  /** What the entry holds in memory, for the byte limit. */
+  footprint: number;
   at: number;
 }
 
@@ -71,7 +75,7 @@ function byLog(entries: readonly LogEntry[]): Array<{ server: string; log_type: 
 }
 
 /**
- * Feeds one sink: a bounded queue, batches closed by size or age, one batch in flight, retries with
+ * Feeds one sink: a queue bounded in lines and bytes, batches closed by size or age, one batch in flight, retries with
  * exponential backoff and jitter (or the receiver's Retry-After), dead letters for refusals. Every line
  * is acknowledged once the sink holds it or it was dead-lettered; never before.
  */
@@ -80,6 +84,8 @@ export class SinkWorker {
   private readonly queue: Queued[] = [];
   private queuedBytes = 0;
   private inFlight = 0;
+  /** Footprint of the lines queued and in flight. */
+  private heldBytes = 0;
   private stopping = false;
   /** Send without waiting for batches to age, until the queue is empty. */
   private flushing = false;
@@ -101,14 +107,22 @@ export class SinkWorker {
     return this.queue.length + this.inFlight;
   }
 
-  /** Room for `lines` more; an empty worker always takes a chunk, however large, so nothing deadlocks. */
-  hasRoom(lines: number): boolean {
-    return this.pending === 0 || this.pending + lines <= this.options.capacity;
+  /** Bytes of the lines queued or being sent (by entryFootprint). */
+  get pendingBytes(): number {
+    return this.heldBytes;
   }
 
-  /** Resolves once there is room for `lines`; rejects when `signal` aborts. */
-  async waitForRoom(lines: number, signal: AbortSignal): Promise<void> {
-    while (!this.hasRoom(lines)) {
+  /**
+   * Room for `lines` more of `bytes`; an empty worker always takes a chunk, however large (a single line over the
+   * byte limit then goes alone), so nothing deadlocks.
+   */
+  hasRoom(lines: number, bytes = 0): boolean {
+    return this.pending === 0 || (this.pending + lines <= this.options.capacity && this.heldBytes + bytes <= this.options.capacityBytes);
+  }
+
+  /** Resolves once there is room for `lines` of `bytes`; rejects when `signal` aborts. */
+  async waitForRoom(lines: number, bytes: number, signal: AbortSignal): Promise<void> {
+    while (!this.hasRoom(lines, bytes)) {
       signal.throwIfAborted();
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -133,9 +147,12 @@ export class SinkWorker {
     const at = Date.now();
     for (const entry of entries) {
       const bytes = entryBytes(entry);
-      this.queue.push({ entry, ticket, bytes, at });
+      const footprint = entryFootprint(entry);
+      this.queue.push({ entry, ticket, bytes, footprint, at });
       this.queuedBytes += bytes;
+      this.heldBytes += footprint;
     }
+    this.options.metrics?.queueBytes.set({ sink: this.name }, this.heldBytes);
     for (const g of byLog(entries)) this.options.metrics?.queue.inc({ server: g.server, log_type: g.log_type, sink: this.name }, g.n);
     this.wake();
   }
@@ -292,6 +309,8 @@ export class SinkWorker {
 
   private finish(batch: Queued[], groups: ReturnType<typeof byLog>): void {
     this.inFlight -= batch.length;
+    for (const q of batch) this.heldBytes -= q.footprint;
+    this.options.metrics?.queueBytes.set({ sink: this.name }, this.heldBytes);
     for (const g of groups) this.options.metrics?.queue.dec({ server: g.server, log_type: g.log_type, sink: this.name }, g.n);
     // One ack per ticket and run of lines: a chunk's lines are contiguous in the queue.
     let i = 0;

@@ -22,6 +22,7 @@ describe('logs config schema', () => {
       batch: { max_lines: 1000, max_bytes: 1024 * 1024, max_wait: 1000 },
       retry: { min_backoff: 500, max_backoff: 30_000 },
       queue_lines: 10_000,
+      max_queue_bytes: 64 * 1024 * 1024,
       positions_sync_interval: 1000,
       drain_timeout: 10_000,
     });
@@ -35,6 +36,7 @@ describe('logs config schema', () => {
       filters: { min_severity: 'WARN', field_regex: { 'x-sname': '^cam' } },
       server_filter: { flags: ['noDebug', 'noHeader'], regex_search: 'cam\\d' },
       batch: { max_bytes: '512KiB', max_wait: '2s' },
+      max_queue_bytes: '16MiB',
       sinks: [
         { type: 'stdout' },
         { type: 'file', path: '/var/log/wowza.ndjson', max_bytes: '10MiB' },
@@ -46,6 +48,8 @@ describe('logs config schema', () => {
     expect(c.log_types).toEqual(['wowzastreamingengine_access', 'wowzastreamingengine_stats']);
     expect(c.filters.min_severity).toBe('warn');
     expect(c.batch).toEqual({ max_lines: 1000, max_bytes: 512 * 1024, max_wait: 2000 });
+    expect(c.max_queue_bytes).toBe(16 * 1024 * 1024);
+    expect(LogsConfigSchema.parse({ max_queue_bytes: 1_000_000 }).max_queue_bytes).toBe(1_000_000);
     expect(c.sinks.map((s) => s.name)).toEqual(['stdout', 'file', 'loki', 'siem']);
     expect(c.sinks[1]).toMatchObject({ max_bytes: 10 * 1024 * 1024, max_files: 5 });
     expect(c.sinks[2]).toMatchObject({ timeout: 10_000 });
@@ -68,6 +72,8 @@ describe('logs config schema', () => {
     expect(problems({ retry: { min_backoff: '1m', max_backoff: '1s' } })).toEqual(['retry.min_backoff: min_backoff must not exceed max_backoff']);
     expect(problems({ server_filter: { search: 'a', regex_search: 'b' } })).toEqual(['server_filter.regex_search: use search or regex_search, not both']);
     expect(problems({ log_types: [] })).toEqual(['log_types: list at least one log type, or use "*" for all']);
+    expect(problems({ max_queue_bytes: 'plenty' })[0]).toMatch(/^max_queue_bytes: invalid size "plenty"/);
+    expect(problems({ max_queue_bytes: 0 })[0]).toMatch(/^max_queue_bytes/);
   });
 
   it('checks sink credentials and names', () => {
