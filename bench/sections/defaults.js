@@ -32,7 +32,7 @@ const valueOf = (text, name, match) => samplesOf(text, name).find(([labels]) => 
 export async function startCase({ latencyMs, streams, capacity = 0, frozen = false, extra = {}, dir, counts = false, env = {} }) {
   const sim = await startWorker('simulator', SIM);
   const topology = await sim.call('start', { latencyMs, streams, capacity, frozen });
-  const server = { url: topology.url, username: topology.username, ...(counts ? { connectioncounts_url: `${topology.url}/connectioncounts` } : {}) };
+  const server = { url: topology.url, username: topology.username, ...(counts ? { connectioncounts_url: topology.countsUrl } : {}) };
   const started = performance.now();
   const exporter = await startExporterProcess({ config: { servers: [server], web: { listen_address: '127.0.0.1:0' }, ...extra }, password: topology.password, dir, env });
   const scraper = createScraper(exporter.url);

@@ -29,7 +29,7 @@ const POLL_INTERVAL_MS = 15_000;
  */
 export function exporterConfig(simulator, overrides = {}, { connectioncounts = false } = {}) {
   return {
-    servers: [{ url: simulator.url, username: simulator.username, auth: 'basic', ...(connectioncounts ? { connectioncounts_url: `${simulator.url}/connectioncounts` } : {}) }],
+    servers: [{ url: simulator.url, username: simulator.username, auth: 'basic', ...(connectioncounts ? { connectioncounts_url: simulator.countsUrl } : {}) }],
     web: { listen_address: '127.0.0.1:0' },
     discovery: { max_streams_per_server: 50_000 },
     ...overrides,

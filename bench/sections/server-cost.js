@@ -26,7 +26,7 @@ async function costCase({ streams, counts, latencyMs, warmupMs, windowMs, dir })
   const sim = await startWorker('simulator', SIM);
   try {
     const t = await sim.call('start', { latencyMs, streams, perApp: streams <= 200 ? 50 : 200, auth: 'digest', nonceMaxUses: 50, nonceTtlMs: 30_000 });
-    const server = { url: t.url, username: t.username, ...(counts ? { connectioncounts_url: `${t.url}/connectioncounts` } : {}) };
+    const server = { url: t.url, username: t.username, ...(counts ? { connectioncounts_url: t.countsUrl } : {}) };
     const exporter = await startExporterProcess({ config: { servers: [server], web: { listen_address: '127.0.0.1:0' } }, password: t.password, dir });
     const scraper = createScraper(exporter.url);
     try {

@@ -50,7 +50,7 @@ serveRpc({
     if (sim) throw new Error('simulator already started');
     sim = await startSimulator({ latencyMs, capacity, frozen, vhosts: 1, apps: 0, streams: 0, auth, nonceMaxUses, nonceTtlMs, logs: { linesPerSecond: logLinesPerSecond } });
     const appCount = shape(streams, perApp);
-    return { url: sim.url, username: sim.username, password: sim.password, apps: appCount, vhosts: 1, streams };
+    return { url: sim.url, countsUrl: sim.countsUrl, username: sim.username, password: sim.password, apps: appCount, vhosts: 1, streams };
   },
 
   /** Requests since the last reset: total and per route template. */

@@ -28,14 +28,15 @@ export const demoCommand: CommandModule = {
       .option('log.level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], default: 'warn' }),
   handler: async (argv) => {
     const dir = mkdtempSync(join(tmpdir(), 'wowza-exporter-demo-'));
-    // 4.9.6 so the simulator can deliver webhooks to the exporter's receiver.
-    const sim = await startSimulator({ port: 0, auth: 'digest', streams: Number(argv.streams), serverVersion: DEMO_VERSION, logs: { linesPerSecond: 5 } });
+    // 4.9.6 so the simulator can deliver webhooks to the exporter's receiver. A default install's layout: REST on
+    // Basic, the admin port's connectioncounts provider on Digest.
+    const sim = await startSimulator({ port: 0, auth: 'basic', adminAuth: 'digest', streams: Number(argv.streams), serverVersion: DEMO_VERSION, logs: { linesPerSecond: 5 } });
     const logFile = join(dir, 'wowza-logs.ndjson');
     const secretFile = join(dir, 'webhook-secret');
     const secret = randomBytes(24).toString('base64url');
     writeFileSync(secretFile, secret, { mode: 0o600 });
     const config = parseConfig({
-      servers: [{ name: 'demo', url: sim.url, username: sim.username, auth: 'auto' }],
+      servers: [{ name: 'demo', url: sim.url, username: sim.username, auth: 'auto', connectioncounts_url: sim.countsUrl }],
       web: { listen_address: String(argv['web.listen-address']) },
       poll: { interval: '5s', timeout: '2s' },
       webhooks: { enabled: true, secret_file: secretFile },

@@ -15,6 +15,8 @@ export function withSimulateFlags<T>(y: Argv<T>) {
     .option('apps', { type: 'number', default: 3, describe: 'applications per vhost', group: 'Simulator:' })
     .option('streams', { type: 'number', default: 3, describe: 'streams per application', group: 'Simulator:' })
     .option('auth', { type: 'string', choices: ['basic', 'digest', 'none'], default: 'basic', describe: 'REST API authentication', group: 'Simulator:' })
+    .option('admin-port', { type: 'number', default: 8086, describe: 'admin port of the HTTP providers (/connectioncounts); 0 = any free port', group: 'Simulator:' })
+    .option('admin-auth', { type: 'string', choices: ['basic', 'digest', 'none'], default: 'digest', describe: 'admin port authentication (a default install: admin-digest)', group: 'Simulator:' })
     .option('digest-algorithm', {
       type: 'string',
       array: true,
@@ -66,6 +68,8 @@ export function simulatorOptionsFromArgs(a: Record<string, unknown>): SimulatorO
   if (!Number.isFinite(logRate) || logRate < 0) throw new ConfigError(`--log-rate must be a number >= 0, got ${JSON.stringify(a['log-rate'])}`);
   const port = count('port', a.port ?? 8087);
   if (port > 65535) throw new ConfigError(`--port must be at most 65535, got ${port}`);
+  const adminPort = count('admin-port', a['admin-port'] ?? 8086);
+  if (adminPort > 65535) throw new ConfigError(`--admin-port must be at most 65535, got ${adminPort}`);
   const seed = Number(a.seed ?? 1);
   if (!Number.isFinite(seed)) throw new ConfigError(`--seed must be a number, got ${JSON.stringify(a.seed)}`);
   const algorithms = a['digest-algorithm'] as Array<'MD5' | 'SHA-256'> | undefined;
@@ -76,6 +80,8 @@ export function simulatorOptionsFromArgs(a: Record<string, unknown>): SimulatorO
     apps: count('apps', a.apps ?? 3),
     streams: count('streams', a.streams ?? 3),
     auth: (a.auth as 'basic' | 'digest' | 'none' | undefined) ?? 'basic',
+    adminPort,
+    adminAuth: (a['admin-auth'] as 'basic' | 'digest' | 'none' | undefined) ?? 'digest',
     digestAlgorithms: algorithms && algorithms.length > 0 ? [...new Set(algorithms)] : undefined,
     username: String(a.username ?? 'admin'),
     password: String(a.password ?? 'admin'),
@@ -102,6 +108,7 @@ export function describeSimulator(sim: Simulator, opts: SimulatorOptions): strin
   return [
     `Wowza Streaming Engine simulator listening on ${sim.url}`,
     `  auth:     ${auth}`,
+    `  admin:    ${sim.countsUrl} (auth ${sim.adminAuth})`,
     `  topology: ${opts.vhosts ?? 1} vhost(s) x ${opts.apps ?? 3} application(s) x ${opts.streams ?? 3} stream(s), seed ${opts.seed ?? 1}`,
     `  logs:     ${opts.logs?.linesPerSecond ?? 0} line(s)/s`,
     ...(opts.capacity ? [`  capacity: ${opts.capacity} request(s) at once, the rest queue (waits are reported when it stops)`] : []),

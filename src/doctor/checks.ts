@@ -117,7 +117,7 @@ export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
 
     // 6. Discovery and the cost of one poll cycle, measured by running it; what connectioncounts would save.
     const cost = add(await costCheck(o));
-    add(await connectionCountsCheck(o.target, (cost.details?.streams as number | undefined) ?? 0));
+    add(await connectionCountsCheck(o.target, (cost.details?.streams as number | undefined) ?? 0, client.auth.activeScheme));
 
     // 7. Logs.
     add(await logsCheck(client));
@@ -352,10 +352,18 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
  * Whether the server offers the connectioncounts provider (admin port 8086 by default, or beside the REST API
  * behind a proxy), and what it saves: viewers of every stream in one request instead of one per stream.
  */
-async function connectionCountsCheck(t: WowzaTarget, streams: number): Promise<CheckResult> {
+async function connectionCountsCheck(t: WowzaTarget, streams: number, restScheme: 'basic' | 'digest' | undefined): Promise<CheckResult> {
   const rest = new URL(t.url);
   const admin = new URL(rest);
   admin.port = '8086';
+  if (!t.connectionCountsUrl && !t.connectionCountsAuto) {
+    return { check: 'connectioncounts', status: 'pass', message: 'connectioncounts_url is off: the provider is not asked, viewers are read per stream through the REST API' };
+  }
+  // Each port negotiates its own scheme (a default install: REST on Basic, :8086 on Digest): name both.
+  const schemesOf = (client: WowzaClient, url: string) => {
+    const own = client.schemes.find((s) => s.origin === new URL(url).origin)?.scheme;
+    return `REST on :${portOf(rest)} ${restScheme ? `uses ${cap(restScheme)}` : 'asks no credentials'}, :${portOf(new URL(url))} ${own ? `uses ${cap(own)}` : 'asks no credentials'}`;
+  };
   const candidates = t.connectionCountsUrl ? [t.connectionCountsUrl] : [...new Set([`${admin.origin}/connectioncounts`, `${rest.origin}/connectioncounts`])];
   const saves = `viewers of ${streams} stream(s) in 1 request instead of ${streams}, and the per-stream REST reads (bytes, uptime) every 60 s`;
   const errors: string[] = [];
@@ -363,16 +371,17 @@ async function connectionCountsCheck(t: WowzaTarget, streams: number): Promise<C
     const client = new WowzaClient({ ...t, connectionCountsUrl: url });
     try {
       const found = await client.connectionCounts(AbortSignal.timeout(t.timeoutMs));
-      const details = { url, streams: found.size, configured: t.connectionCountsUrl !== undefined };
-      if (t.connectionCountsUrl) return { check: 'connectioncounts', status: 'pass', message: `${url} answers with ${found.size} stream(s): ${saves}`, details };
+      const schemes = schemesOf(client, url);
+      const details = { url, streams: found.size, configured: t.connectionCountsUrl !== undefined, schemes: client.schemes };
+      if (t.connectionCountsUrl) return { check: 'connectioncounts', status: 'pass', message: `${url} answers with ${found.size} stream(s) (${schemes}): ${saves}`, details };
       // serve looks at the admin port's address itself (connectioncounts_url unset): nothing to add there.
       if (t.connectionCountsAuto && url === `${admin.origin}/connectioncounts`) {
-        return { check: 'connectioncounts', status: 'pass', message: `${url} answers with ${found.size} stream(s): serve finds and uses it (viewers from connectioncounts): ${saves}`, details };
+        return { check: 'connectioncounts', status: 'pass', message: `${url} answers with ${found.size} stream(s) (${schemes}): serve finds and uses it (viewers from connectioncounts): ${saves}`, details };
       }
       return {
         check: 'connectioncounts',
         status: 'warn',
-        message: `the server offers connectioncounts at ${url} (${found.size} stream(s)) but it is not used`,
+        message: `the server offers connectioncounts at ${url} (${found.size} stream(s), ${schemes}) but it is not used`,
         fix: `add --wowza.connectioncounts-url ${url} (servers[].connectioncounts_url): ${saves}`,
         details,
       };

@@ -67,6 +67,11 @@ export interface Simulator {
   readonly url: string;
   readonly port: number;
   readonly auth: AuthMode;
+  /** The admin port (8086 on a real server), e.g. http://127.0.0.1:43122: its HTTP providers, on their own auth. */
+  readonly adminUrl: string;
+  readonly adminAuth: AuthMode;
+  /** `<adminUrl>/connectioncounts`, the connectioncounts provider. */
+  readonly countsUrl: string;
   readonly username: string;
   readonly password: string;
   /** Requests total, by route template and by status; 401 challenges and stale ones; reset(). */
@@ -104,7 +109,6 @@ function registerRoutes(
 ): void {
   registerMonitoringRoutes(router, { values: deps.values, topology: deps.topology, numbersAsStrings: deps.numbersAsStrings });
   registerLogRoutes(router, deps.store);
-  registerConnectionCountsRoute(router, deps.values, deps.topology);
   registerServerConfigRoutes(router, deps.serverConfig);
   // Before 4.9.6 the webhook resources do not exist: the router's 404, as on an old server.
   if (deps.webhooks) registerWebhookRoutes(router, deps.webhooks);
@@ -152,11 +156,17 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     webhooks: webhooksSupported ? webhookConfig : undefined,
   });
 
+  // The admin port serves the HTTP providers only, as on a real server.
+  const adminRouter = new Router();
+  registerConnectionCountsRoute(adminRouter, values, topology);
+
   const counters = new RequestCounters();
   const workers = new WorkerPool(o.capacity);
-  const faults = new FaultInjector(() => router.keys());
+  const faults = new FaultInjector(() => [...router.keys(), ...adminRouter.keys()]);
   const credentials = { username: o.username, password: o.password };
-  const auth = new AuthGate({ mode: o.auth, algorithms: o.digestAlgorithms, nonceTtlMs: o.nonceTtlMs, nonceMaxUses: o.nonceMaxUses, strictNonceCount: o.strictNonceCount }, () => credentials);
+  const gate = (mode: AuthMode) =>
+    new AuthGate({ mode, algorithms: o.digestAlgorithms, nonceTtlMs: o.nonceTtlMs, nonceMaxUses: o.nonceMaxUses, strictNonceCount: o.strictNonceCount }, () => credentials);
+  const auth = gate(o.auth);
   const closing = new AbortController();
   // Every request waiting out its latency listens for closing: hundreds at once is normal, not a leak.
   setMaxListeners(0, closing.signal);
@@ -174,11 +184,10 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     void webhooks.fire({ name: e.name, context: { vhost: e.vhost, app: e.app, appInstance: e.instance, stream: e.stream } });
   });
 
-  const listener = await listen(
-    { host: o.host, port: o.port, tls: o.tls },
+  const handlerFor = (r: Router, a: AuthGate) =>
     createRequestHandler({
-      router,
-      auth,
+      router: r,
+      auth: a,
       faults,
       counters,
       latencyMs: o.latencyMs,
@@ -187,8 +196,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       render: { wowzaServer, serverHeader: `WowzaStreamingEngine/${wowzaServer}` },
       signal: closing.signal,
       logger,
-    }),
-  );
+    });
+  const listener = await listen({ host: o.host, port: o.port, tls: o.tls }, handlerFor(router, auth));
+  const admin = await listen({ host: o.host, port: o.adminPort, tls: o.tls }, handlerFor(adminRouter, gate(o.adminAuth))).catch(async (err: unknown) => {
+    await listener.close();
+    throw err;
+  });
   logs.start(o.logs.linesPerSecond);
 
   let closed: Promise<void> | undefined;
@@ -196,6 +209,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     url: listener.url,
     port: listener.port,
     auth: o.auth,
+    adminUrl: admin.url,
+    adminAuth: o.adminAuth,
+    countsUrl: `${admin.url}/connectioncounts`,
     get username() {
       return credentials.username;
     },
@@ -222,7 +238,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         closing.abort();
         logs.stop();
         stopObserving();
-        await Promise.all([webhooks.close(), listener.close()]);
+        await Promise.all([webhooks.close(), listener.close(), admin.close()]);
       })();
       return closed;
     },

@@ -8,6 +8,13 @@ export interface SimulatorOptions {
   host?: string;
   /** Default 'basic' (WSE >= 4.8.5). */
   auth?: AuthMode;
+  /**
+   * The admin port's own authentication (its HTTP providers, `/connectioncounts`): `AuthenticationMethod` of the
+   * provider in VHost.xml, `admin-digest` on a default install, so 'digest' by default whatever the REST API uses.
+   */
+  adminAuth?: AuthMode;
+  /** The admin port (8086 on a real server); 0 = random (default 0). */
+  adminPort?: number;
   /** Digest challenges offered, in this order; default ['MD5']. */
   digestAlgorithms?: Array<'MD5' | 'SHA-256'>;
   /** Digest nonce lifetime, default 60_000; an expired nonce gets a 401 with stale=true. */
@@ -85,6 +92,8 @@ function num(name: string, value: number | undefined, fallback: number, min: num
 export function resolveOptions(o: SimulatorOptions = {}): ResolvedOptions {
   const auth = o.auth ?? 'basic';
   if (!['basic', 'digest', 'none'].includes(auth)) throw new SimulatorOptionError(`simulator option auth must be basic, digest or none, got ${JSON.stringify(auth)}`);
+  const adminAuth = o.adminAuth ?? 'digest';
+  if (!['basic', 'digest', 'none'].includes(adminAuth)) throw new SimulatorOptionError(`simulator option adminAuth must be basic, digest or none, got ${JSON.stringify(adminAuth)}`);
   const digestAlgorithms = o.digestAlgorithms ?? ['MD5'];
   if (!Array.isArray(digestAlgorithms) || digestAlgorithms.length === 0 || digestAlgorithms.some((a) => a !== 'MD5' && a !== 'SHA-256')) {
     throw new SimulatorOptionError(`simulator option digestAlgorithms must list MD5 and/or SHA-256, got ${JSON.stringify(digestAlgorithms)}`);
@@ -110,6 +119,8 @@ export function resolveOptions(o: SimulatorOptions = {}): ResolvedOptions {
     port: int('port', o.port, 0, 0, 65535),
     host: o.host ?? '127.0.0.1',
     auth,
+    adminAuth,
+    adminPort: int('adminPort', o.adminPort, 0, 0, 65535),
     digestAlgorithms,
     nonceTtlMs: num('nonceTtlMs', o.nonceTtlMs, 60_000, 1),
     nonceMaxUses: int('nonceMaxUses', o.nonceMaxUses, 0, 0),

@@ -14,7 +14,7 @@ describe('viewers from connectioncounts', () => {
   beforeAll(async () => {
     sim = await startSimulator({ auth: 'digest', frozen: true, apps: 4, streams: 10 });
     exporter = await startExporterProcess(
-      ['--wowza.url', sim.url, '--wowza.username', sim.username, '--wowza.connectioncounts-url', `${sim.url}/connectioncounts`, '--poll.interval', '1s'],
+      ['--wowza.url', sim.url, '--wowza.username', sim.username, '--wowza.connectioncounts-url', sim.countsUrl, '--poll.interval', '1s'],
       { WOWZA_PASSWORD: sim.password },
     );
   });

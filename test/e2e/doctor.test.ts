@@ -1,6 +1,6 @@
 import { vocabularyCache } from '../../src/collectors/label-vocabulary.js';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,8 +30,26 @@ async function sim(opts: Parameters<typeof startSimulator>[0]): Promise<Simulato
   return s;
 }
 
+/** As the config loader makes it: no connectioncounts_url means the default provider is looked for. */
 function target(url: string, over: Partial<WowzaTarget> = {}): WowzaTarget {
-  return { name: 't', url, username: 'admin', password: 'admin', auth: 'auto', timeoutMs: 2000, maxResponseBytes: 32 << 20, serverName: '_defaultServer_', connections: 8, ...over };
+  const auto = over.connectionCountsUrl === undefined;
+  return { name: 't', url, username: 'admin', password: 'admin', auth: 'auto', timeoutMs: 2000, maxResponseBytes: 32 << 20, serverName: '_defaultServer_', connections: 8, ...(auto ? { connectionCountsAuto: true } : {}), ...over };
+}
+
+/** A reverse proxy in front of the simulator that serves the admin port's /connectioncounts beside the REST API. */
+async function proxyOf(s: Simulator): Promise<string> {
+  const server = createServer((req, res) => {
+    const upstream = new URL(req.url!.startsWith('/connectioncounts') ? s.adminUrl : s.url);
+    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on('error', () => res.writeHead(502).end());
+    req.pipe(forward);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  opened.push({ close: () => new Promise((r) => server.close(r)) });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 function doctor(t: WowzaTarget): Promise<CheckResult[]> {
@@ -77,19 +95,39 @@ describe('doctor against the simulator', () => {
   });
 
   it('finds the connectioncounts provider, says what it would save, and checks a configured one', async () => {
-    const s = await sim({ auth: 'digest', frozen: true, apps: 3, streams: 4 });
+    // Behind a reverse proxy that serves the provider beside the REST API: found there, but serve would not look.
+    const s = await sim({ auth: 'digest', adminAuth: 'digest', frozen: true, apps: 3, streams: 4 });
+    const proxy = await proxyOf(s);
     const streams = s.topology.streams().length;
-    const offered = byName(await doctor(target(s.url)), 'connectioncounts')!;
+    const offered = byName(await doctor(target(proxy)), 'connectioncounts')!;
     expect(offered.status).toBe('warn');
-    expect(offered.message).toContain(`offers connectioncounts at ${s.url}/connectioncounts (${streams} stream(s)) but it is not used`);
-    expect(offered.fix).toContain(`--wowza.connectioncounts-url ${s.url}/connectioncounts`);
+    expect(offered.message).toContain(`offers connectioncounts at ${proxy}/connectioncounts (${streams} stream(s), `);
+    expect(offered.fix).toContain(`--wowza.connectioncounts-url ${proxy}/connectioncounts`);
     expect(offered.fix).toContain(`viewers of ${streams} stream(s) in 1 request instead of ${streams}`);
-    const used = byName(await doctor(target(s.url, { connectionCountsUrl: `${s.url}/connectioncounts` })), 'connectioncounts')!;
+    const used = byName(await doctor(target(s.url, { connectionCountsUrl: s.countsUrl })), 'connectioncounts')!;
     expect(used.status).toBe('pass');
     const wrong = byName(await doctor(target(s.url, { connectionCountsUrl: `${s.url}/nope` })), 'connectioncounts')!;
     expect(wrong.status).toBe('fail');
     expect(wrong.message).toMatch(/\/connectioncounts answered HTTP 404/);
     expect(wrong.fix).toMatch(/HTTPConnectionCountsXML/);
+  });
+
+  it('names the scheme of each port: a default install has REST on Basic and the admin port on Digest', async () => {
+    const s = await sim({ auth: 'basic', adminAuth: 'digest', frozen: true, apps: 1, streams: 2 });
+    const check = byName(await doctor(target(s.url, { connectionCountsUrl: s.countsUrl })), 'connectioncounts')!;
+    expect(check.status).toBe('pass');
+    const restPort = new URL(s.url).port;
+    const adminPort = new URL(s.adminUrl).port;
+    expect(check.message).toContain(`REST on :${restPort} uses Basic, :${adminPort} uses Digest`);
+  });
+
+  it('connectioncounts_url: off: the provider is not asked', async () => {
+    const s = await sim({ auth: 'basic', frozen: true, apps: 1, streams: 2 });
+    s.counters.reset();
+    const check = byName(await doctor(target(s.url, { connectionCountsAuto: false })), 'connectioncounts')!;
+    expect(check.status).toBe('pass');
+    expect(check.message).toMatch(/connectioncounts_url is off/);
+    expect(s.counters.route('GET /connectioncounts')).toBe(0);
   });
 
   it('a wrong password: the auth check fails and says to check the password', async () => {

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { freePort, waitFor } from './ports.js';
 
-export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+/** The built CLI; EXPORTER_CLI runs the suite against another build (e.g. to see a new test fail on the old code). */
+export const CLI = process.env.EXPORTER_CLI ?? fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 if (!existsSync(CLI)) {
   throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does it)`);

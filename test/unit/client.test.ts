@@ -265,3 +265,95 @@ describe('WowzaClient: answers that cannot be weaponised', () => {
     await c.close();
   });
 });
+
+describe('authentication per origin (issue 41)', () => {
+  let provider: Server;
+  let providerUrl: string;
+  const seen: Array<string | undefined> = [];
+  const COUNTS = '<WowzaStreamingEngine><Stream vhostName="v" applicationName="a" appInstanceName="i" streamName="s" sessionsFlash="2" sessionsTotal="2"/></WowzaStreamingEngine>';
+  beforeAll(async () => {
+    provider = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      if (req.headers.authorization !== `Basic ${Buffer.from('admin:pw').toString('base64')}`) {
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="Wowza"' }).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/xml' }).end(COUNTS);
+    });
+    await new Promise<void>((r) => provider.listen(0, '127.0.0.1', r));
+    providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/connectioncounts`;
+  });
+  afterAll(async () => {
+    provider.closeAllConnections();
+    await new Promise((r) => provider.close(r));
+  });
+  const restOnBasic: Handler = (req, res) => {
+    if (!req.headers.authorization) {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="Wowza"' }).end();
+      return;
+    }
+    json(res, 200, { vhosts: [{ id: '_defaultVHost_' }] });
+  };
+
+  it('a provider the exporter found on its own never gets Basic over plain HTTP; REST keeps its own scheme', async () => {
+    handler = restOnBasic;
+    seen.length = 0;
+    const c = new WowzaClient(target({ auth: 'auto', password: 'pw', connectionCountsUrl: providerUrl, connectionCountsAuto: true }));
+    await c.vhosts();
+    const err = await c.connectionCounts().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WowzaAuthError);
+    expect((err as Error).message).toMatch(/asks for Basic authentication over plain HTTP.*the password is not sent in clear/);
+    expect((err as Error).message).not.toContain('pw');
+    expect(seen).toEqual([undefined]);
+    await c.vhosts();
+    expect(c.schemes).toEqual([
+      { origin: new URL(base).origin, scheme: 'basic' },
+      { origin: new URL(providerUrl).origin, scheme: undefined },
+    ]);
+    await c.close();
+  });
+
+  it('a provider URL the user configured gets Basic when it asks for it', async () => {
+    handler = restOnBasic;
+    seen.length = 0;
+    const c = new WowzaClient(target({ auth: 'auto', password: 'pw', connectionCountsUrl: providerUrl }));
+    const counts = await c.connectionCounts();
+    expect(counts.size).toBe(1);
+    expect(seen[0]).toBeUndefined(); // nothing before the challenge
+    expect(seen[1]).toMatch(/^Basic /);
+    await c.close();
+  });
+
+  it('REST on Basic and the provider on Digest, interleaved: both keep working', async () => {
+    const { startSimulator } = await import('../../src/simulator/index.js');
+    const sim = await startSimulator({ auth: 'basic', adminAuth: 'digest', apps: 1, streams: 2 });
+    try {
+      const c = new WowzaClient(target({ url: sim.url, auth: 'auto', password: sim.password, connectionCountsUrl: sim.countsUrl, connectionCountsAuto: true, maxResponseBytes: 1 << 20 }));
+      for (let i = 0; i < 3; i++) {
+        const [counts, status] = await Promise.all([c.connectionCounts(), c.serverStatus(), c.vhosts()]);
+        expect(counts.size).toBeGreaterThan(0);
+        expect(status.serverVersion).toMatch(/Wowza/);
+      }
+      expect(c.schemes.map((s) => s.scheme)).toEqual(['basic', 'digest']);
+      await c.close();
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+it('answers whose Content-Length is over the cap, several at once, are refused without an uncaught error', async () => {
+  const { startSimulator } = await import('../../src/simulator/index.js');
+  const sim = await startSimulator({ auth: 'basic', apps: 1, streams: 1 });
+  try {
+    // The status answer (~1.5 KB) is over a 1 KiB cap; the vhost list is under it.
+    const c = new WowzaClient(target({ url: sim.url, auth: 'auto', password: sim.password, maxResponseBytes: 1024 }));
+    const outcomes = await Promise.allSettled([c.serverStatus(), c.serverStatus(), c.vhosts()]);
+    expect(outcomes.map((o) => o.status === 'rejected' && o.reason instanceof WowzaTooLargeError)).toEqual([true, true, false]);
+    // An 'error' the aborted bodies emit after this fails the run as an unhandled error (and a serve process with it).
+    await new Promise((r) => setTimeout(r, 300));
+    await c.close();
+  } finally {
+    await sim.close();
+  }
+});

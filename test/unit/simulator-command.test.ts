@@ -31,6 +31,8 @@ describe('simulate command flags', () => {
     expect(simulateCommand.command).toBe('simulate');
     const opts = simulatorOptionsFromArgs(await parse([]));
     expect(opts).toMatchObject({ port: 8087, host: '127.0.0.1', vhosts: 1, apps: 3, streams: 3, auth: 'basic', username: 'admin', password: 'admin', seed: 1, logs: { linesPerSecond: 5 } });
+    // A default install: REST on Basic, the admin port (connectioncounts) on 8086 with admin-digest.
+    expect(opts).toMatchObject({ adminPort: 8086, adminAuth: 'digest' });
     expect(opts.digestAlgorithms).toBeUndefined();
     expect(opts.tls).toBeUndefined();
   });
@@ -65,7 +67,7 @@ describe('simulate command', () => {
     const out = new PassThrough();
     let printed = '';
     out.on('data', (c: Buffer) => (printed += c.toString()));
-    const opts = simulatorOptionsFromArgs(await parse(['--port', '0', '--auth', 'digest', '--log-rate', '0', '--password', "it's"]));
+    const opts = simulatorOptionsFromArgs(await parse(['--port', '0', '--admin-port', '0', '--auth', 'digest', '--log-rate', '0', '--password', "it's"]));
     const sim = await runSimulator(opts, out);
     try {
       expect(printed).toContain(`listening on ${sim.url}`);
@@ -81,6 +83,12 @@ describe('simulate command', () => {
       expect(xml.stdout).toMatch(/^<\?xml[\s\S]*<CurrentMachineStatistics>/);
       const denied = await run('curl', ['-sS', '--noproxy', '*', '-o', '/dev/null', '-w', '%{http_code}', '--digest', '-u', 'admin:wrong', `${sim.url}/v2/machine/monitoring/current`]);
       expect(denied.stdout).toBe('401');
+      // The admin port has its own scheme: Digest, whatever the REST API uses; Basic is refused there.
+      expect(printed).toContain(`admin:    ${sim.countsUrl} (auth digest)`);
+      const counts = await run('curl', ['-sS', '--noproxy', '*', '--digest', '-u', "admin:it's", `${sim.countsUrl}?flat`]);
+      expect(counts.stdout).toMatch(/<WowzaStreamingEngine>[\s\S]*<Stream vhostName=/);
+      const basic = await run('curl', ['-sS', '--noproxy', '*', '-o', '/dev/null', '-w', '%{http_code}', '--basic', '-u', "admin:it's", sim.countsUrl]);
+      expect(basic.stdout).toBe('401');
     } finally {
       await sim.close();
     }
@@ -96,7 +104,7 @@ describe('simulate command', () => {
       const out = new PassThrough();
       let printed = '';
       out.on('data', (c: Buffer) => (printed += c.toString()));
-      const opts = simulatorOptionsFromArgs(await parse(['--port', '0', '--auth', 'none', '--log-rate', '0', '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem')]));
+      const opts = simulatorOptionsFromArgs(await parse(['--port', '0', '--admin-port', '0', '--auth', 'none', '--log-rate', '0', '--tls-cert', join(dir, 'cert.pem'), '--tls-key', join(dir, 'key.pem')]));
       const sim = await runSimulator(opts, out);
       try {
         expect(sim.url).toMatch(/^https:/);

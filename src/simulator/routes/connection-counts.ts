@@ -6,7 +6,7 @@ import { escapeXml } from '../xml.js';
 
 /**
  * `GET /connectioncounts`: the `HTTPConnectionCountsXML` HTTP provider of a default install (wowza-api.md; on a
- * real server it listens on the admin port, 8086, and the simulator serves it beside the REST API). The tree
+ * real server it listens on the admin port, 8086, with an authentication of its own: so does the simulator's). The tree
  * (`WowzaStreamingEngine` > `VHost` > `Application` > `ApplicationInstance` > `Stream`), or with `?flat` one
  * `<Stream .../>` per stream, with the same numbers the REST monitoring resources serve at the same moment.
  * Newer servers add session kinds: `SessionsWebRTC` is here too. Always XML, whatever the Accept header asks.
