@@ -146,6 +146,29 @@ describe('log shipping', () => {
     await waitFor('position at the end', () => savedOffset() === src.size(ACCESS) || undefined);
   });
 
+  it('stops polling when a sink queue is full in bytes; a chunk over the limit still goes, alone, and nothing is dropped', async () => {
+    const src = new MemoryLogSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
+    const long = (n: number, size: number) => access(`line ${n} ${'x'.repeat(size)}`);
+    src.append(ACCESS, [long(1, 300_000), ...Array.from({ length: 39 }, (_, i) => long(i + 2, 10_000))]);
+    const sink = new TestSink('slow', true);
+    const { metric } = await ship(src, [sink], { max_queue_bytes: 64 * 1024 });
+
+    await waitFor('the first batch at the sink', () => sink.sends > 0 || undefined);
+    await pause(100);
+    const reads = src.callsOf('readLog').length;
+    await pause(150);
+    expect(src.callsOf('readLog').length).toBe(reads); // paused, not dropping
+    expect(reads).toBeLessThan(6); // 40 lines need 10 pages of 4
+    // The first chunk, 300 KB and more, was taken by the empty queue; nothing was let in beside it.
+    expect(await metric('wowza_log_forward_queue_bytes', { sink: 'slow' })).toBeGreaterThan(300_000);
+    expect(await metric('wowza_log_forward_queue_lines', { sink: 'slow' })).toBeLessThanOrEqual(4);
+
+    sink.release();
+    await waitFor('every line', () => sink.received.length === 40 || undefined);
+    expect(sink.comments().map((c) => c.split(' ').slice(0, 2).join(' '))).toEqual(Array.from({ length: 40 }, (_, i) => `line ${i + 1}`));
+    await waitFor('the queue empty', async () => (await metric('wowza_log_forward_queue_bytes', { sink: 'slow' })) === 0 || undefined);
+  });
+
   it('never saves a position before the sink acknowledged, so a crash loses nothing', async () => {
     const src = new MemoryLogSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
     src.append(ACCESS, numbered(1, 10));
