@@ -3,6 +3,10 @@ export interface ServerSize {
   vhosts: number;
   apps: number;
   streams: number;
+  /** Applications with `streamTargetsEnabled` (one mapentries request each); 0 when unknown. */
+  targetApps?: number;
+  /** Instances whose list item has no `recorders` (one streamrecorders request each); 0 when unknown. */
+  recorderLists?: number;
 }
 
 export interface StretchedInterval {
@@ -11,47 +15,158 @@ export interface StretchedInterval {
   reason?: string;
 }
 
-/** At least this share of the budget is left to the streams, however much the server-level collectors take. */
-const STREAM_SHARE_FLOOR = 0.1;
+/** How every request of one server is paced (request-pacer.ts): a token bucket. */
+export interface PacedRate {
+  /** Tokens added a second. */
+  perSecond: number;
+  /** Tokens the bucket holds at most (and at the start). */
+  burst: number;
+}
 
 /**
- * The `stream` collector's interval under a request budget. Requests a second at the configured intervals: the
- * server-level collectors (`intervals` of machine, status, vhost, application, connectioncounts; one discovery walk
- * of 1 + vhosts + apps lists per `discoveryAgeMs`) and one request per stream per stream interval. When that passes
- * `budgetPerSecond`, the stream interval grows until the streams fit in what the others leave; the others keep
- * theirs. A cycle, once started, still runs at full speed (the budget limits how often, not how fast), so the budget
- * holds over any minute, not only on average: as many whole stream cycles as fit in a minute's budget, spaced so that
- * no minute sees one more even when `jitter` brings two starts closer. A single cycle larger than a minute's budget
- * gets the interval that keeps the average.
+ * The bucket for a budget: a burst of a fifth of a second's budget (at least one request), refilled at the budget less
+ * what that burst adds to any 10 s: then no 10 s window holds more than budget x 10 requests (burst + 10 x rate),
+ * whenever it falls.
  */
+export function pacedRate(budgetPerSecond: number): PacedRate {
+  const burst = Math.max(1, budgetPerSecond / 5);
+  return { burst, perSecond: Math.max(budgetPerSecond - burst / 10, budgetPerSecond / 2) };
+}
+
+/** The walk is planned as this name beside the collectors (its requests pass the pacer as this lane). */
+export const DISCOVERY = 'discovery';
+
+/**
+ * A paced cycle gets its share of the budget for at most this part of its interval, so it ends before the poll deadline
+ * (90 %, poll-deadline.ts) with room for slow answers.
+ */
+export const PACED_SHARE_OF_INTERVAL = 0.8;
+
+/**
+ * Who gives way first when the configured intervals ask more than the budget: the streams (what grows with a server),
+ * then the per-object levels and the discovery walk together (the same stretch for all), then the one-request
+ * collectors. Each group keeps at least its floor share of the budget, so none starves.
+ */
+const GROUPS: ReadonlyArray<{ members: readonly string[]; floor: number }> = [
+  { members: ['machine', 'status', 'connectioncounts'], floor: 0.1 },
+  { members: [DISCOVERY, 'vhost', 'application', 'stream_target', 'recorder'], floor: 0.2 },
+  { members: ['stream'], floor: 0.1 },
+];
+
+/** Requests one cycle of each costs, from the sizes discovery found (instance reads only the walk: none). */
+function cycleCost(name: string, size: ServerSize): number {
+  switch (name) {
+    case 'machine':
+    case 'status':
+    case 'connectioncounts':
+      return 1;
+    case 'vhost':
+      return size.vhosts;
+    case 'application':
+      return size.apps;
+    case 'stream':
+      return size.streams;
+    case 'stream_target':
+      return size.targetApps ?? 0;
+    case 'recorder':
+      return size.recorderLists ?? 0;
+    case DISCOVERY:
+      return 1 + size.vhosts + size.apps;
+    default:
+      return 0;
+  }
+}
+
+const NOUNS: Record<string, string> = {
+  vhost: 'vhosts',
+  application: 'applications',
+  stream: 'streams',
+  stream_target: 'stream-target lists',
+  recorder: 'recorder lists',
+  [DISCOVERY]: 'discovery lists (1 + vhosts + applications)',
+};
+
+export interface BudgetPlan {
+  /** Every collector's interval in force, and the discovery walk's age (under DISCOVERY). */
+  intervals: Map<string, StretchedInterval>;
+  /** Each one's share of the budget, requests a second: the pacer's weights. */
+  shares: Map<string, number>;
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+const seconds = (ms: number) => `${round1(ms / 1000)} s`;
+
+/**
+ * Every collector's interval, and the discovery walk's, under a request budget. Every request passes a pacer at
+ * `pacedRate(budget)` (request-pacer.ts), so no 10 s window holds more than the budget whatever this says; this plan
+ * makes the polls fit that pace. A cycle of n requests paced at a share s of the budget lasts n / s, so each
+ * collector needs n / (0.8 x interval) a second to end its cycle within 80 % of its interval. When the collectors at
+ * their configured intervals need more than the pace gives, they give way in groups (GROUPS): the streams first, then
+ * the per-object levels and the walk (one stretch for all), then the one-request collectors; each stretched one gets
+ * the interval at which its share ends its cycle in time. The shares are the pacer's weights, so a stretched
+ * collector's cycle gets its share even while another's runs.
+ */
+export function budgetPlan(budgetPerSecond: number, size: ServerSize, configured: ReadonlyMap<string, number>, discoveryAgeMs: number): BudgetPlan {
+  const intervals = new Map<string, StretchedInterval>();
+  const shares = new Map<string, number>();
+  const all = new Map(configured);
+  // The walk happens only for collectors that read it.
+  if ([...configured.keys()].some((c) => c !== 'machine' && c !== 'status')) all.set(DISCOVERY, discoveryAgeMs);
+  for (const [name, ms] of all) intervals.set(name, { intervalMs: ms });
+  if (!(budgetPerSecond > 0)) return { intervals, shares };
+
+  const rate = pacedRate(budgetPerSecond).perSecond;
+  const items = [...all].map(([name, ms]) => {
+    const n = cycleCost(name, size);
+    return { name, ms, n, asks: n / (ms / 1000), needs: n / (PACED_SHARE_OF_INTERVAL * (ms / 1000)) };
+  });
+  const asked = items.reduce((a, i) => a + i.asks, 0);
+  const needed = items.reduce((a, i) => a + i.needs, 0);
+  for (const i of items) shares.set(i.name, i.needs);
+  if (needed <= rate) return { intervals, shares };
+
+  const groups = GROUPS.map((g) => ({ floor: g.floor * rate, items: items.filter((i) => g.members.includes(i.name) && i.n > 0) })).filter((g) => g.items.length > 0);
+  let remaining = rate;
+  groups.forEach((g, k) => {
+    const below = groups.slice(k + 1).reduce((a, h) => a + h.floor, 0);
+    const available = Math.max(remaining - below, g.floor);
+    const need = g.items.reduce((a, i) => a + i.needs, 0);
+    if (need <= available) {
+      remaining -= need;
+      return;
+    }
+    remaining -= available;
+    const factor = available / need;
+    for (const i of g.items) {
+      const share = i.needs * factor;
+      const intervalMs = Math.max(i.ms, Math.ceil((i.n / (PACED_SHARE_OF_INTERVAL * share)) * 1000));
+      shares.set(i.name, share);
+      if (intervalMs === i.ms) continue;
+      const what = NOUNS[i.name] ? `${i.n} ${NOUNS[i.name]}` : `1 request`;
+      const verdict =
+        asked > budgetPerSecond
+          ? `over poll.max_requests_per_second ${budgetPerSecond}`
+          : `within poll.max_requests_per_second ${budgetPerSecond}, but paced cycles ending within ${PACED_SHARE_OF_INTERVAL * 100} % of their intervals need ${round1(needed)}/s`;
+      intervals.set(i.name, {
+        intervalMs,
+        reason:
+          `${what} every ${seconds(i.ms)} ask ${round1(i.asks)} requests/s; with the rest (${round1(asked - i.asks)}/s) this server would be asked ` +
+          `${round1(asked)} requests/s at the configured intervals, ${verdict}: these get ${round1(share)} requests/s and are polled every ${seconds(intervalMs)}`,
+      });
+    }
+  });
+  return { intervals, shares };
+}
+
+/** The `stream` collector's interval under a request budget (budgetPlan; doctor shows it). */
 export function streamIntervalWithin(
   budgetPerSecond: number,
   size: ServerSize,
   intervals: ReadonlyMap<string, number>,
   discoveryAgeMs: number,
-  jitter = 0.1,
+  // Kept for callers of the earlier signature: paced requests make the start jitter irrelevant to the budget.
+  _jitter?: number,
 ): StretchedInterval {
-  const configured = intervals.get('stream');
-  if (configured === undefined) throw new Error('no stream collector');
-  if (!(budgetPerSecond > 0) || size.streams === 0) return { intervalMs: configured };
-  const perSecond = (requests: number, ms: number | undefined) => (ms === undefined ? 0 : requests / (ms / 1000));
-  const fixed =
-    perSecond(1, intervals.get('machine')) +
-    perSecond(1, intervals.get('status')) +
-    perSecond(1, intervals.get('connectioncounts')) +
-    perSecond(size.vhosts, intervals.get('vhost')) +
-    perSecond(size.apps, intervals.get('application')) +
-    perSecond(1 + size.vhosts + size.apps, discoveryAgeMs);
-  const left = Math.max(budgetPerSecond - fixed, budgetPerSecond * STREAM_SHARE_FLOOR);
-  // Whole stream cycles a minute's budget holds; k starts in any minute need k gaps of at least 60 s / k.
-  const cyclesPerMinute = Math.floor((left * 60) / size.streams);
-  const fits = cyclesPerMinute >= 1 ? Math.ceil(60_000 / (cyclesPerMinute * (1 - jitter))) : Math.ceil((size.streams / left) * 1000);
-  // Within the budget at the configured interval, in every minute: nothing to stretch.
-  const startsAtConfigured = Math.floor(60_000 / (configured * (1 - jitter))) + 1;
-  if (startsAtConfigured * size.streams <= left * 60 || fits <= configured) return { intervalMs: configured };
-  const asked = fixed + perSecond(size.streams, configured);
-  return {
-    intervalMs: fits,
-    reason: `${size.streams} streams every ${configured / 1000} s would ask ${Math.round(asked)} requests/s of this server, over poll.max_requests_per_second ${budgetPerSecond}: streams are polled every ${Math.round(fits / 100) / 10} s`,
-  };
+  if (!intervals.has('stream')) throw new Error('no stream collector');
+  return budgetPlan(budgetPerSecond, size, intervals, discoveryAgeMs).intervals.get('stream')!;
 }

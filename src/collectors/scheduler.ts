@@ -8,13 +8,15 @@ import { WowzaError } from '../wowza/errors.js';
 import type { Collector, PollBase } from './collector.js';
 import { errorReason, ObjectErrorLog, untrackedObjects, type ObjectOutcomes, type ObjectSummary } from './object-errors.js';
 import { ConcurrencyLimiter, type Limit } from './concurrency-limiter.js';
-import { Discovery } from './discovery.js';
+import { BudgetedDiscovery } from './budgeted-discovery.js';
 import { pollDeadlineMs } from './poll-deadline.js';
-import { streamIntervalWithin, type ServerSize, type StretchedInterval } from './request-budget.js';
+import { budgetPlan, DISCOVERY, type BudgetPlan, type ServerSize, type StretchedInterval } from './request-budget.js';
+import { RequestPacer } from './request-pacer.js';
 import { digestConcurrency, type PacedCycle } from './digest-pacing.js';
 import { EXPECTED_SET, expectedStreamsSet } from './expected-streams.js';
 import { vocabularyCache } from './label-vocabulary.js';
 import { Notices } from './notices.js';
+import { RequestDeadline } from '../request-deadline.js';
 
 /** Errors that mean the API was not reached or did not accept us: `wowza_up` 0. */
 const UNREACHABLE = new Set(['auth', 'network', 'tls', 'timeout']);
@@ -63,11 +65,21 @@ export function limiterFor(config: Config, onLimit?: (limit: number) => void): C
   return new ConcurrencyLimiter(c === 'auto' ? { max: config.poll.concurrency_max, onLimit } : { fixed: c, onLimit });
 }
 
-/** One server's connection pool, concurrency limiter and discovery cache. */
+/** One server's connection pool, concurrency limiter, request pacer and discovery cache. */
 export class ServerRuntime {
   readonly client: WowzaClient;
   readonly limiter: ConcurrencyLimiter;
-  readonly discovery: Discovery;
+  /** Every request of this server passes it: poll.max_requests_per_second (request-pacer.ts). */
+  readonly pacer: RequestPacer;
+  readonly discovery: BudgetedDiscovery;
+  /** Aborted when the server is no longer polled: ends the walk and the requests waiting for the budget. */
+  private readonly closing = new AbortController();
+  private readonly budget: number;
+  private readonly configured: ReadonlyMap<string, number>;
+  /** The plan in force and the topology it was made for. */
+  private planned: { plan: BudgetPlan; for: object | undefined } | undefined;
+  /** The walk's age is stretched, and that was said. */
+  private walkStretched = false;
   private readonly objectErrors = new Map<string, ObjectErrorLog>();
   private readonly vocabularies = vocabularyCache();
   private readonly notices = new Notices();
@@ -78,14 +90,19 @@ export class ServerRuntime {
   constructor(
     readonly target: WowzaTarget,
     config: Config,
-    discoveryMaxAgeMs: number,
+    private readonly discoveryMaxAgeMs: number,
     readonly log: Logger,
     private readonly self?: SelfMetrics,
     /** Per-stream viewers come from the connectioncounts collector. */
     private readonly viewersFromConnectionCounts = false,
+    /** The configured interval of each collector polling this server (the budget plan's input). */
+    configured: ReadonlyMap<string, number> = new Map(),
   ) {
     const server = target.name;
+    this.budget = config.poll.max_requests_per_second;
+    this.configured = configured;
     this.limiter = limiterFor(config, self ? (n) => self.concurrencyLimit.set({ server }, n) : undefined);
+    this.pacer = new RequestPacer(this.budget, this.limiter);
     this.client = new WowzaClient(target, {
       onRequest: (endpoint, code, seconds) => {
         self?.observeRequest(server, endpoint, code, seconds);
@@ -93,17 +110,84 @@ export class ServerRuntime {
       },
       onChallenge: (reason) => self?.authChallenges.inc({ server, reason }),
     });
-    this.discovery = new Discovery(this.client, this.limiter.run, config.discovery, discoveryMaxAgeMs, log);
+    const walkLimit: Limit = (fn) => this.pacer.run(DISCOVERY, this.closing.signal, fn);
+    const walkAge = () => this.plan().intervals.get(DISCOVERY)?.intervalMs ?? discoveryMaxAgeMs;
+    this.discovery = new BudgetedDiscovery(this.client, walkLimit, config.discovery, walkAge, log, this.closing.signal);
   }
 
+  /** Requests outside any collector's poll (paced like the rest). */
   get limit(): Limit {
-    return this.limiter.run;
+    return (fn) => this.pacer.run('other', undefined, fn);
   }
 
   /** What discovery last found (zeros before it ran). */
   get size(): ServerSize {
     const known = this.discovery.known;
-    return known ? { vhosts: known.vhosts.length, apps: known.apps.length, streams: known.streams.length } : { vhosts: 0, apps: 0, streams: 0 };
+    if (!known) return { vhosts: 0, apps: 0, streams: 0 };
+    return {
+      vhosts: known.vhosts.length,
+      apps: known.apps.length,
+      streams: known.streams.length,
+      targetApps: known.apps.filter((a) => a.app.streamTargetsEnabled === true).length,
+      recorderLists: known.instances.filter((i) => i.instance.recorders === undefined).length,
+    };
+  }
+
+  /**
+   * The budget plan for what discovery last found (request-budget.ts), made again when a walk brings a new topology;
+   * until the first walk, the configured intervals (the pacer holds the budget meanwhile). Gives the pacer its shares.
+   */
+  plan(): BudgetPlan {
+    const known = this.discovery.known;
+    if (this.planned && (this.planned.for === known || known === undefined)) return this.planned.plan;
+    const plan = budgetPlan(this.budget, this.size, this.configured, this.discoveryMaxAgeMs);
+    this.planned = { plan, for: known };
+    this.pacer.setShares(plan.shares);
+    this.sayWalk(plan.intervals.get(DISCOVERY));
+    return plan;
+  }
+
+  /** The interval `collector` polls at now: configured, or stretched by the budget. */
+  intervalFor(collector: string): StretchedInterval {
+    return this.plan().intervals.get(collector) ?? { intervalMs: this.configured.get(collector) ?? 0 };
+  }
+
+  /** The discovery walk's age when the budget stretches it (undefined when it does not). */
+  get walkStretch(): StretchedInterval | undefined {
+    const walk = this.plan().intervals.get(DISCOVERY);
+    return walk?.reason ? walk : undefined;
+  }
+
+  /** The walk is no job of the scheduler: its stretch is shown here, as the scheduler shows a collector's. */
+  private sayWalk(walk: StretchedInterval | undefined): void {
+    const server = this.target.name;
+    if (walk?.reason) {
+      this.self?.collectorInterval.set({ server, collector: DISCOVERY }, walk.intervalMs / 1000);
+      if (!this.walkStretched) this.log.info({ server, collector: DISCOVERY, interval_seconds: walk.intervalMs / 1000, reason: walk.reason }, 'collector interval stretched to fit the request budget');
+      this.walkStretched = true;
+    } else if (this.walkStretched) {
+      this.self?.collectorInterval.remove({ server, collector: DISCOVERY });
+      this.log.info({ server, collector: DISCOVERY, interval_seconds: (walk?.intervalMs ?? 0) / 1000 }, 'collector interval back to the configured one');
+      this.walkStretched = false;
+    }
+  }
+
+  /**
+   * Waits, without any poll's deadline, for a topology as young as the plan asks (a walk paced through the budget can
+   * take minutes); a failed walk is left for the poll to meet and report.
+   */
+  async topologyReady(): Promise<void> {
+    if (this.discovery.fresh) return;
+    await this.discovery.get(this.closing.signal).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** Ends the walk and refuses the requests waiting for the budget (the server is removed or the exporter stops). */
+  stopRequests(): void {
+    this.closing.abort();
+    this.pacer.close();
   }
 
   /** Before a stream cycle: on a Digest server, the concurrency that spends each nonce fully (digest-pacing.ts). */
@@ -131,7 +215,8 @@ export class ServerRuntime {
     return {
       client: this.client,
       server,
-      limit: this.limit,
+      // Each collector is a lane of the pacer, its waiting requests dropped when its poll's deadline passes.
+      limit: (fn) => this.pacer.run(collector, signal, fn),
       signal,
       discovery: this.discovery,
       log,
@@ -154,6 +239,7 @@ export class ServerRuntime {
   }
 
   close(): Promise<void> {
+    this.stopRequests();
     return this.client.close();
   }
 }
@@ -171,6 +257,8 @@ export interface PollJobSpec {
   invalidate?(): void;
   /** The interval now, when it can differ from `intervalMs` (stretched to fit a request budget), and why. */
   intervalNow?(): StretchedInterval;
+  /** Waited for before the poll's deadline starts (a discovery walk paced through the budget). */
+  prepare?(): Promise<void>;
 }
 
 /** What the last poll of a job did, for the status page and `/api/v1/status`. */
@@ -189,11 +277,23 @@ export interface LastPoll {
   objects?: ObjectSummary;
 }
 
+/** A job's interval in force and last poll, for the status page. */
+export interface JobState {
+  server: string;
+  collector: string;
+  intervalMs: number;
+  intervalReason?: string;
+  last?: LastPoll;
+  running: boolean;
+}
+
 interface Job {
   spec: PollJobSpec;
   /** The interval is stretched by the request budget, and that was said. */
   stretched?: boolean;
   timer?: NodeJS.Timeout;
+  /** The interval the pending timer was set with. */
+  scheduledMs?: number;
   running?: Promise<void>;
   again: boolean;
   polled: boolean;
@@ -230,6 +330,8 @@ export class Scheduler {
   private readonly appsOf = new WeakMap<object, ReadonlySet<string>>();
   private started = false;
   private stopped = false;
+  /** Aborted by stop(): polls in flight end now (a large document's parse included), not at their deadline. */
+  private readonly stopping = new AbortController();
   private wasReady = false;
   private readyResolve!: () => void;
   /** Resolves once the scheduler is first `ready`. */
@@ -269,8 +371,8 @@ export class Scheduler {
   }
 
   /** Every job's spec and last poll, for the status page; the interval is the one in force, with why it differs. */
-  jobStates(): Array<{ server: string; collector: string; intervalMs: number; intervalReason?: string; last?: LastPoll; running: boolean }> {
-    return this.jobs.map((j) => {
+  jobStates(): JobState[] {
+    const states: JobState[] = this.jobs.map((j) => {
       const now = j.spec.intervalNow?.();
       return {
         server: j.spec.server,
@@ -281,6 +383,12 @@ export class Scheduler {
         running: j.running !== undefined,
       };
     });
+    // The discovery walk is no job, but when the budget stretches it, its interval is shown beside the collectors'.
+    for (const [server, runtime] of this.runtimes) {
+      const walk = runtime.walkStretch;
+      if (walk) states.push({ server, collector: DISCOVERY, intervalMs: walk.intervalMs, intervalReason: walk.reason!, running: false });
+    }
+    return states;
   }
 
   /** Starts polling a server with every collector that applies to it (at once when the scheduler runs). */
@@ -291,14 +399,14 @@ export class Scheduler {
     const intervals = applying.map((c) => o.intervalOf(c, target));
     const discoveryAge = Math.max(1, Math.min(...intervals, o.config.poll.interval) * 0.9);
     const counts = applying.some((c) => c.name === 'connectioncounts');
-    const runtime = new ServerRuntime(target, o.config, discoveryAge, o.logger.child({ component: 'discovery', server: target.name }), o.self, counts);
+    const byName = new Map(applying.map((c, i) => [c.name as string, intervals[i]!]));
+    const runtime = new ServerRuntime(target, o.config, discoveryAge, o.logger.child({ component: 'discovery', server: target.name }), o.self, counts, byName);
     this.runtimes.set(target.name, runtime);
     o.self.up.set({ server: target.name }, 0);
     if (target.expectedStreams?.length) void o.store.put(target.name, EXPECTED_SET, expectedStreamsSet(target.name, target.expectedStreams));
-    const byName = new Map(applying.map((c, i) => [c.name as string, intervals[i]!]));
-    const budget = o.config.poll.max_requests_per_second;
-    const streamInterval = () => streamIntervalWithin(budget, runtime.size, byName, discoveryAge, o.config.poll.jitter);
     for (const collector of applying) {
+      // machine and status read no topology; every other collector reads the walk first.
+      const walks = collector.name !== 'machine' && collector.name !== 'status';
       this.addJob({
         server: target.name,
         collector: collector.name,
@@ -306,7 +414,7 @@ export class Scheduler {
         setsUp: !collector.outsideRest,
         poll: async (signal, log) => {
           if (collector.name !== 'stream') return runCollector(collector, runtime.context(collector.name, signal, log), runtime.objectsFor(collector.name, log));
-          runtime.paceCycle(streamInterval().intervalMs);
+          runtime.paceCycle(runtime.intervalFor('stream').intervalMs);
           try {
             return await runCollector(collector, runtime.context(collector.name, signal, log), runtime.objectsFor(collector.name, log));
           } finally {
@@ -314,8 +422,9 @@ export class Scheduler {
           }
         },
         invalidate: () => runtime.discovery.invalidate(),
-        // Per-stream requests are what grows with a server: they give way when a cycle would pass the budget.
-        ...(collector.name === 'stream' ? { intervalNow: streamInterval } : {}),
+        // Every collector's interval comes from the server's budget plan: the configured one while it fits.
+        intervalNow: () => runtime.intervalFor(collector.name),
+        ...(walks ? { prepare: () => runtime.topologyReady() } : {}),
       });
     }
     return runtime;
@@ -325,6 +434,8 @@ export class Scheduler {
   async removeServer(name: string): Promise<void> {
     const runtime = this.runtimes.get(name);
     this.runtimes.delete(name);
+    // Its polls may wait on the budget or a walk: they end now rather than when the budget would let them.
+    runtime?.stopRequests();
     await this.removeJobs((j) => j.spec.server === name);
     this.reachedBy.delete(name);
     for (const said of this.dropsSaid) if (said.startsWith(`${name}\u0000`)) this.dropsSaid.delete(said);
@@ -410,6 +521,7 @@ export class Scheduler {
       this.o.logger.info({ server: job.spec.server, collector: job.spec.collector, interval_seconds: intervalMs / 1000 }, 'collector interval back to the configured one');
     }
     const delay = intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
+    job.scheduledMs = intervalMs;
     job.timer = setTimeout(() => void this.run(job), delay);
   }
 
@@ -417,10 +529,26 @@ export class Scheduler {
     const { server, collector } = job.spec;
     const labels = { server, collector };
     const log = this.o.logger.child({ component: 'collector', collector, server });
-    const signal = AbortSignal.timeout(pollDeadlineMs(job.spec.intervalMs));
-    const result = await job.spec.poll(signal, log);
-    // A job stopped while it polled (its server was removed) must not bring its series back.
-    if (job.stopped) return;
+    if (job.spec.prepare) {
+      await job.spec.prepare();
+      if (this.stopped || job.stopped) return;
+      // The walk may have brought the sizes that stretch this collector: the next poll waits for the stretched interval.
+      const now = job.spec.intervalNow?.();
+      if (job.timer && now && now.intervalMs !== job.scheduledMs) {
+        clearTimeout(job.timer);
+        this.schedule(job);
+      }
+    }
+    // The deadline of the interval in force: a stretched collector's cycle is paced over most of it.
+    const deadline = new RequestDeadline(pollDeadlineMs(job.spec.intervalNow?.().intervalMs ?? job.spec.intervalMs), this.stopping.signal);
+    let result: PollResult;
+    try {
+      result = await job.spec.poll(deadline.signal, log);
+    } finally {
+      deadline.release();
+    }
+    // A job stopped while it polled (its server was removed, the exporter stops) must not bring its series back.
+    if (job.stopped || this.stopped) return;
     this.o.onPoll?.(job.spec, result);
     const { self, store } = this.o;
     self.collectorDuration.set(labels, result.seconds);
@@ -484,7 +612,10 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     for (const j of this.jobs) if (j.timer) clearTimeout(j.timer);
+    // Polls waiting on the budget or a paced walk end now, not when the budget would let them.
+    for (const r of this.runtimes.values()) r.stopRequests();
     await Promise.allSettled(this.jobs.map((j) => j.running));
     await Promise.all([...this.runtimes.values()].map((r) => r.close()));
   }
