@@ -562,7 +562,8 @@ export class ValueModel implements TopologyListener {
         recorderName: s.name,
         instanceName: instance,
         applicationName: a.name,
-        recorderState: s.recorderState ?? (s.connected ? 'Recording in progress' : 'Waiting for stream'),
+        // A real 4.7 server's case (wowza-api.md).
+        recorderState: s.recorderState ?? (s.connected ? 'Recording in Progress' : 'Waiting for stream'),
         recorderErrorString: s.recorderError ?? '',
         defaultRecorder: true,
         segmentationType: 'None',
@@ -583,7 +584,7 @@ export class ValueModel implements TopologyListener {
         currentSize: on ? this.streamBytes(vhost, a.name, s, t).in : 0,
         currentDuration: on ? Math.max(0, Math.floor((t - s.sessionStart) * 1000)) : 0,
         currentFile: on ? `/usr/local/WowzaStreamingEngine/content/${s.name}.mp4` : '',
-        recordingStartTime: on ? new Date(this.settings.epochMsAtZero + s.sessionStart * 1000).toISOString() : '',
+        recordingStartTime: on ? wowzaRecorderTime(this.settings.epochMsAtZero + s.sessionStart * 1000) : '',
         timeScale: 1000,
         defaultAudioSearchPosition: true,
         skipKeyFrameUntilAudioTimeout: 10,
@@ -684,4 +685,13 @@ function addCounts(into: Record<string, number>, from: Record<string, number>): 
 
 function sumCounts(counts: Record<string, number>): number {
   return Object.values(counts).reduce((a, b) => a + b, 0);
+}
+
+/**
+ * A recorder's start time as a real server writes it: `yyyy-MM-dd-HH.mm.ss.SSS-zzz` (a 4.7 server:
+ * `2019-06-07-18.15.28.934-+08:00`); the simulated server's zone is UTC.
+ */
+function wowzaRecorderTime(ms: number): string {
+  const iso = new Date(ms).toISOString(); // 2019-06-07T18:15:28.934Z
+  return `${iso.slice(0, 10)}-${iso.slice(11, 13)}.${iso.slice(14, 16)}.${iso.slice(17, 23)}-+00:00`;
 }
