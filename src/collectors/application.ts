@@ -1,6 +1,7 @@
 import { M } from '../metrics/definitions.js';
 import type { Collector } from './collector.js';
 import { addCurrentStats, readEach } from './current-stats.js';
+import { unknownProtocols } from './protocol.js';
 
 const DEFS = {
   uptime: M.applicationUptime,
@@ -20,6 +21,7 @@ export const applicationCollector: Collector = {
   description: 'application type, flags, connections and traffic ({A}/monitoring/current)',
   async poll(ctx, out) {
     const topology = await ctx.discovery.get(ctx.signal);
+    const unknown = unknownProtocols(ctx.vocabulary, out, 'connectionCount');
     await readEach(
       ctx,
       topology.apps,
@@ -32,7 +34,7 @@ export const applicationCollector: Collector = {
           { ...labels, app_type: app.appType ?? 'unknown', dvr: flag(app.dvrEnabled), transcoder: flag(app.transcoderEnabled), drm: flag(app.drmEnabled) },
           1,
         );
-        addCurrentStats(out, DEFS, labels, stats);
+        addCurrentStats(out, DEFS, labels, stats, unknown);
       },
     );
   },

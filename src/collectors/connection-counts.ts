@@ -2,7 +2,7 @@ import { M } from '../metrics/definitions.js';
 import { streamKey } from '../wowza/stream-key.js';
 import type { Collector } from './collector.js';
 import { streamLabels } from './instance.js';
-import { connectionsByProtocol } from './protocol.js';
+import { connectionsByProtocol, unknownProtocols } from './protocol.js';
 
 /**
  * Per-stream viewers from the server's connectioncounts provider: one request per cycle for every stream,
@@ -18,12 +18,13 @@ export const connectionCountsCollector: Collector = {
   outsideRest: true,
   async poll(ctx, out) {
     const [topology, counts] = await Promise.all([ctx.discovery.get(ctx.signal), ctx.limit(() => ctx.client.connectionCounts(ctx.signal))]);
+    const unknown = unknownProtocols(ctx.vocabulary, out, 'sessions');
     for (const s of topology.streams) {
       const found = counts.get(streamKey(s.vhost, s.app, s.instance, s.name));
       if (!found) continue;
       const labels = streamLabels(ctx.server, s);
       out.add(M.streamConnectionsTotal, labels, found.total);
-      for (const [protocol, value] of connectionsByProtocol(found.sessions)) out.add(M.streamConnections, { ...labels, protocol }, value);
+      for (const [protocol, value] of connectionsByProtocol(found.sessions, unknown)) out.add(M.streamConnections, { ...labels, protocol }, value);
     }
   },
 };

@@ -16,8 +16,11 @@ export interface CurrentStatsDefs {
   sendRate: MetricDef;
 }
 
-/** `viewers: false` leaves the connection counts to another source (connectioncounts). */
-export function addCurrentStats(out: MetricSet, defs: CurrentStatsDefs, labels: Labels, s: CurrentStats, viewers = true): void {
+/**
+ * `viewers: false` leaves the connection counts to another source (connectioncounts). `connectionCount` keys outside
+ * the documented protocols are summed as `protocol="other"` and told to `unknownProtocol` (protocol.ts).
+ */
+export function addCurrentStats(out: MetricSet, defs: CurrentStatsDefs, labels: Labels, s: CurrentStats, unknownProtocol: (key: string) => void, viewers = true): void {
   // Required at every level by the server's models (MODELS.md), except the rates of a vhost.
   out.addRequired(defs.uptime, labels, s.uptime, 'uptime');
   out.addRequired(defs.received, labels, s.bytesIn, 'bytesIn');
@@ -30,7 +33,7 @@ export function addCurrentStats(out: MetricSet, defs: CurrentStatsDefs, labels: 
     out.drop('connectionCount', 'missing');
     return;
   }
-  for (const [protocol, value] of connectionsByProtocol(s.connectionCount)) out.add(defs.connections, { ...labels, protocol }, value, 'connectionCount');
+  for (const [protocol, value] of connectionsByProtocol(s.connectionCount, unknownProtocol)) out.add(defs.connections, { ...labels, protocol }, value, 'connectionCount');
 }
 
 /**

@@ -18,8 +18,9 @@ export class LabelVocabulary {
   }
 
   label(raw: string | null | undefined): { value: string; isKnown: boolean } {
+    // Cut before cleaning: a hostile value may be megabytes, and only its start can become the label.
     // eslint-disable-next-line no-control-regex -- removing control characters is the point
-    const value = (raw ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, MAX_VALUE_LENGTH);
+    const value = (raw ?? '').slice(0, 4 * MAX_VALUE_LENGTH).replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, MAX_VALUE_LENGTH);
     if (this.known.has(value)) return { value, isKnown: true };
     if (value === '') return { value: 'unknown', isKnown: false };
     if (this.added.has(value)) return { value, isKnown: false };

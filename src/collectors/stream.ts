@@ -2,6 +2,7 @@ import { M } from '../metrics/definitions.js';
 import type { Collector } from './collector.js';
 import { addCurrentStats, readEach } from './current-stats.js';
 import { streamLabels } from './instance.js';
+import { unknownProtocols } from './protocol.js';
 
 const DEFS = {
   uptime: M.streamUptime,
@@ -24,12 +25,13 @@ export const streamCollector: Collector = {
   description: 'per incoming stream traffic and viewers ({I}/incomingstreams/{stream}/monitoring/current)',
   async poll(ctx, out) {
     const topology = await ctx.discovery.get(ctx.signal);
+    const unknown = unknownProtocols(ctx.vocabulary, out, 'connectionCount');
     await readEach(
       ctx,
       topology.streams,
       (s) => `${s.vhost}/${s.app}/${s.instance}/${s.name}`,
       (s) => ctx.limit(() => ctx.client.streamCurrent(s.vhost, s.app, s.instance, s.name, ctx.signal)),
-      (s, stats) => addCurrentStats(out, DEFS, streamLabels(ctx.server, s), stats, !ctx.viewersFromConnectionCounts),
+      (s, stats) => addCurrentStats(out, DEFS, streamLabels(ctx.server, s), stats, unknown, !ctx.viewersFromConnectionCounts),
     );
   },
 };

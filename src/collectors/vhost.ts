@@ -1,6 +1,7 @@
 import { M } from '../metrics/definitions.js';
 import type { Collector } from './collector.js';
 import { addCurrentStats, readEach } from './current-stats.js';
+import { unknownProtocols } from './protocol.js';
 
 const DEFS = {
   uptime: M.vhostUptime,
@@ -18,12 +19,13 @@ export const vhostCollector: Collector = {
   description: 'virtual host connections and traffic ({V}/monitoring/current)',
   async poll(ctx, out) {
     const topology = await ctx.discovery.get(ctx.signal);
+    const unknown = unknownProtocols(ctx.vocabulary, out, 'connectionCount');
     await readEach(
       ctx,
       topology.vhosts,
       (vhost) => vhost,
       (vhost) => ctx.limit(() => ctx.client.vhostCurrent(vhost, ctx.signal)),
-      (vhost, stats) => addCurrentStats(out, DEFS, { server: ctx.server, vhost }, stats),
+      (vhost, stats) => addCurrentStats(out, DEFS, { server: ctx.server, vhost }, stats, unknown),
     );
   },
 };
