@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import type { Limit } from './concurrency-limiter.js';
 import type { WowzaClient } from '../wowza/client.js';
 import { WowzaHttpError } from '../wowza/errors.js';
+import { labelValueTooLong, MAX_LABEL_VALUE_BYTES } from '../metrics/label-bounds.js';
 import type { ApplicationList, IncomingStream, InstanceList } from '../wowza/schemas.js';
 
 type DiscoveryConfig = Config['discovery'];
@@ -39,6 +40,8 @@ export interface Topology {
   streams: StreamRef[];
   /** Streams left out by the per-server cap. */
   droppedStreams: number;
+  /** Objects left out because their name is over MAX_LABEL_VALUE_BYTES, by the label the name would fill. */
+  tooLong: ReadonlyMap<string, number>;
   takenAt: number;
 }
 
@@ -62,6 +65,7 @@ export class Discovery {
   private readonly keepStream: (n: string) => boolean;
   private readonly suffix: RegExp;
   private lastDropped = 0;
+  private lastTooLong = 0;
 
   constructor(
     private readonly client: WowzaClient,
@@ -112,12 +116,19 @@ export class Discovery {
 
   private async walk(signal: AbortSignal): Promise<Topology> {
     const c = this.client;
+    // An object whose name cannot be a label is left out with everything under it: it costs no request either.
+    const tooLong = new Map<string, number>();
+    const named = (label: string, name: string) => {
+      if (!labelValueTooLong(name)) return true;
+      tooLong.set(label, (tooLong.get(label) ?? 0) + 1);
+      return false;
+    };
     const vhostList = await this.limit(() => c.vhosts(signal));
-    const vhosts = vhostList.vhosts.map((v) => v.id).filter(this.keepVhost);
+    const vhosts = vhostList.vhosts.map((v) => v.id).filter((v) => this.keepVhost(v) && named('vhost', v));
 
     const appLists = await Promise.all(vhosts.map((v) => this.limit(() => c.applications(v, signal)).then((l) => ({ v, l }))));
     const apps: AppRef[] = [];
-    for (const { v, l } of appLists) for (const app of l.applications) if (this.keepApp(app.id)) apps.push({ vhost: v, app });
+    for (const { v, l } of appLists) for (const app of l.applications) if (this.keepApp(app.id) && named('application', app.id)) apps.push({ vhost: v, app });
 
     const instanceLists = await Promise.all(
       apps.map(({ vhost, app }) =>
@@ -132,18 +143,34 @@ export class Discovery {
       ),
     );
     const instances: InstanceRef[] = [];
-    for (const { vhost, app, list } of instanceLists) for (const instance of list) instances.push({ vhost, app, instance });
+    for (const { vhost, app, list } of instanceLists) for (const instance of list) if (named('app_instance', instance.name)) instances.push({ vhost, app, instance });
 
-    const streams = this.streamsOf(instances);
-    return { vhosts, apps, instances, ...streams, takenAt: Date.now() };
+    const streams = this.streamsOf(instances, named);
+    this.sayTooLong(tooLong);
+    return { vhosts, apps, instances, ...streams, tooLong, takenAt: Date.now() };
   }
 
-  private streamsOf(instances: InstanceRef[]): { streams: StreamRef[]; droppedStreams: number } {
+  /** Said when the number of objects left out for their names changes, not every walk. */
+  private sayTooLong(tooLong: ReadonlyMap<string, number>): void {
+    let total = 0;
+    for (const n of tooLong.values()) total += n;
+    if (total === this.lastTooLong) return;
+    if (total > 0) {
+      this.log.warn(
+        { objects: total, by_label: Object.fromEntries(tooLong), max_bytes: MAX_LABEL_VALUE_BYTES },
+        'objects left out of metrics: their names are longer than a label value may be (counted in wowza_exporter_dropped_values_total, reason too_long)',
+      );
+    } else this.log.info('no object name over the label length cap any more');
+    this.lastTooLong = total;
+  }
+
+  private streamsOf(instances: InstanceRef[], named: (label: string, name: string) => boolean): { streams: StreamRef[]; droppedStreams: number } {
     const mode = this.config.renditions.mode;
     const all: StreamRef[] = [];
     for (const { vhost, app, instance } of instances) {
       const names = new Set(instance.incomingStreams.map((s) => s.name));
       for (const item of instance.incomingStreams) {
+        if (!named('stream', item.name)) continue;
         const rendition = this.renditionOf(item.name, names);
         const baseName = rendition ? item.name.slice(0, item.name.length - rendition.length - 1) : item.name;
         if (!this.keepStream(baseName)) continue;

@@ -34,5 +34,7 @@ export const instanceCollector: Collector = {
       out.add(M.streamInfo, { ...labels, source_scheme: urlScheme(s.item.sourceIp), stream_manager: s.item.isStreamManagerStream ? 'true' : 'false' }, 1);
     }
     out.add(M.streamsDropped, { server: ctx.server }, topology.droppedStreams);
+    // Discovery left these out (their names cannot be labels): counted here, with the stream cap's count.
+    for (const [label, n] of topology.tooLong) out.drop(label, 'too_long', n);
   },
 };

@@ -1,4 +1,5 @@
 import { M } from '../metrics/definitions.js';
+import { labelValueTooLong } from '../metrics/label-bounds.js';
 import type { MetricSet } from '../metrics/metric-set.js';
 import { StreamRecorder } from '../wowza/schemas.js';
 import type { Collector, PollContext } from './collector.js';
@@ -32,6 +33,11 @@ function addRecorder(ctx: PollContext, out: MetricSet, where: InstanceRef, raw: 
     return;
   }
   const r = parsed.data;
+  // Left out whole, before its name reaches a log line or the status page.
+  if (labelValueTooLong(r.recorderName)) {
+    out.drop('recorder', 'too_long');
+    return;
+  }
   const labels = { server: ctx.server, vhost: where.vhost, application: where.app, app_instance: where.instance.name, recorder: r.recorderName };
   const state = ctx.vocabulary('recorderState', KNOWN_RECORDER_STATES).label(r.recorderState);
   if (!state.isKnown) out.unknown('recorderState', state.value);

@@ -1,4 +1,5 @@
 import type { MetricDef } from './definitions.js';
+import { labelValueTooLong } from './label-bounds.js';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -17,8 +18,11 @@ export interface Family {
  * whole, so a series whose object vanished (or whose poll failed) simply is not there any more: no stale
  * values by construction, nothing to delete.
  */
-/** Why a value was left out: absent where needed, in a form not understood, below 0, or NaN/Inf/outside 0-1. */
-export type DropReason = 'missing' | 'unreadable' | 'negative' | 'out_of_range';
+/**
+ * Why a value was left out: absent where needed, in a form not understood, below 0, NaN/Inf/outside 0-1, or a label
+ * value from the server over MAX_LABEL_VALUE_BYTES (the field is then the label's name).
+ */
+export type DropReason = 'missing' | 'unreadable' | 'negative' | 'out_of_range' | 'too_long';
 
 export class MetricSet {
   readonly families = new Map<string, Family>();
@@ -32,7 +36,9 @@ export class MetricSet {
   /**
    * Adds a sample. An absent value adds nothing (an optional field); one no Wowza metric can hold (NaN, ±Inf, below
    * 0, a ratio outside 0-1) is left out and recorded as a drop of `field` (the API's field name; the metric's name
-   * when not given), never exported as nonsense.
+   * when not given), never exported as nonsense. A sample with a label value over MAX_LABEL_VALUE_BYTES is left out
+   * and recorded as a `too_long` drop of that label, whichever collector made it: the last guard of every label value
+   * a server sends (`server` is the configured name, not the server's).
    */
   add(def: MetricDef, labels: Labels, value: number | null | undefined, field?: string): void {
     if (value === null || value === undefined) return;
@@ -40,6 +46,12 @@ export class MetricSet {
     if (problem) {
       this.drop(field ?? def.name, problem);
       return;
+    }
+    for (const k in labels) {
+      if (k !== 'server' && labelValueTooLong(labels[k]!)) {
+        this.drop(k, 'too_long');
+        return;
+      }
     }
     let family = this.families.get(def.name);
     if (!family) {
@@ -55,10 +67,10 @@ export class MetricSet {
     else this.add(def, labels, value, field);
   }
 
-  /** Records a value left out: `field` (the API's name for it) for `reason`. */
-  drop(field: string, reason: DropReason): void {
+  /** Records `n` values left out: `field` (the API's name for it, or a label's) for `reason`. */
+  drop(field: string, reason: DropReason, n = 1): void {
     const key = `${field}\u0000${reason}`;
-    this.drops.set(key, (this.drops.get(key) ?? 0) + 1);
+    this.drops.set(key, (this.drops.get(key) ?? 0) + n);
   }
 
   /** Records a value of `field` the exporter does not know but keeps (it is exported as it came, bounded). */
