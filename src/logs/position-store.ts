@@ -117,7 +117,7 @@ export class PositionStore {
     }
     const reason = current.kind === 'corrupt' ? current.reason : `cannot read it (${current.code})`;
     const kept = `${this.path}.corrupt`;
-    if (current.kind === 'corrupt') await copyFile(this.path, kept).catch(() => undefined);
+    if (current.kind === 'corrupt') await keepCopy(this.path, kept, false).catch(() => undefined);
     const previous = await readPositionsFile(this.previousPath);
     if (previous.kind === 'ok') {
       this.apply(previous.body);
@@ -273,7 +273,8 @@ export async function writeAtomically(path: string, text: string, options: { pre
 }
 
 /**
- * Makes `previous` hold `source`: a hard link when `share` (the file being replaced, which nothing writes again),
+ * Makes `previous` hold `source` (through a new file of a name no one can guess, renamed over it: a link planted at
+ * `previous` is replaced, never written through): a hard link when `share` (the file being replaced, which nothing writes again),
  * else (or where links fail) a copy synced like the file itself, so that a file truncated in place never takes its
  * previous copy with it.
  */

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -135,6 +135,24 @@ describe('positions store', () => {
     expect((await PositionStore.open(`${path}.prev`, capture().logger)).get('s', 't')?.offset).toBe(300);
     truncateSync(path, 3);
     expect((await PositionStore.open(path, capture().logger)).get('s', 't')?.offset).toBe(300);
+  });
+
+  it('replaces links planted at the previous copy and the corrupt copy, never writes through them', async () => {
+    const path = join(dir, 'positions.json');
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'precious\n');
+    symlinkSync(victim, `${path}.prev`);
+    symlinkSync(victim, `${path}.corrupt`);
+    const store = await PositionStore.open(path, capture().logger);
+    store.set('s', 't', { fileId: 'a', offset: 1 });
+    await store.save();
+    store.set('s', 't', { fileId: 'a', offset: 2 });
+    await store.save();
+    truncateSync(path, 5);
+    expect((await PositionStore.open(path, capture().logger)).get('s', 't')?.offset).toBe(1);
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(lstatSync(`${path}.prev`).isFile()).toBe(true);
+    expect(lstatSync(`${path}.corrupt`).isFile()).toBe(true);
   });
 
   it('keeps the valid entries of a file with some invalid ones', async () => {
