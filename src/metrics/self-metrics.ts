@@ -15,6 +15,7 @@ export interface SelfMetrics {
   authChallenges: Counter<'server' | 'reason'>;
   droppedValues: Counter<'server' | 'collector' | 'field' | 'reason'>;
   unknownValues: Counter<'server' | 'collector' | 'field'>;
+  seriesDropped: Gauge<'server'>;
   videoUnknownValues: Counter<'field'>;
   concurrencyLimit: Gauge<'server'>;
   requestDuration: Histogram<'server' | 'endpoint'>;
@@ -129,14 +130,20 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
     }),
     droppedValues: new Counter({
       name: 'wowza_exporter_dropped_values_total',
-      help: 'Values the exporter left out instead of exporting them: missing (a required field absent), unreadable (a format it cannot read), negative, out_of_range (NaN, Inf, a ratio outside 0-1). field is the API field.',
+      help: 'Values the exporter left out instead of exporting them: missing (a required field absent), unreadable (a format it cannot read), negative, out_of_range (NaN, Inf, a ratio outside 0-1), too_long (a label value over 256 bytes: the object or series is left out). field is the API field, or the label for too_long.',
       labelNames: ['server', 'collector', 'field', 'reason'],
       registers: [registry],
     }),
     unknownValues: new Counter({
       name: 'wowza_exporter_unknown_values_total',
-      help: 'Distinct values the exporter does not know but keeps (a recorder state or stream target status Wowza added), each counted once: exported as they came, at most 20 per field and server, the rest as other. field is the API field.',
+      help: 'Distinct values the exporter does not know (a recorder state, stream target status or protocol Wowza added), each counted once. States and statuses are exported as they came, at most 20 per field and server, the rest as other; protocols outside the documented set are summed as protocol="other" (field connectionCount or sessions). field is the API field.',
       labelNames: ['server', 'collector', 'field'],
+      registers: [registry],
+    }),
+    seriesDropped: new Gauge({
+      name: 'wowza_exporter_series_dropped',
+      help: 'Series of the server left out of its last polls by the per-server series cap (discovery.max_series_per_server), over all its collectors.',
+      labelNames: ['server'],
       registers: [registry],
     }),
     videoUnknownValues: new Counter({

@@ -1,6 +1,7 @@
 import { EncodedText } from '../http/metrics-body.js';
 import type { MetricSet } from './metric-set.js';
 import { mergeRenderedChunks, renderSetInSlices, type RenderedSet } from './exposition.js';
+import type { SeriesCap } from './series-cap.js';
 
 /**
  * The latest successful poll of every (server, collector), already rendered. Scrapes read from here and
@@ -13,6 +14,9 @@ export class SnapshotStore {
   private readonly generations = new Map<string, number>();
   private cached: EncodedText | undefined;
 
+  /** `cap` bounds each server's series over all its sets: every set is stored through it. */
+  constructor(private readonly cap?: SeriesCap) {}
+
   /**
    * Stores a poll's set once it is rendered. Rendering goes in slices, so scrapes in between are answered
    * from the sets before this one (older by one poll, never stale beyond it); a delete or a newer put of
@@ -21,7 +25,8 @@ export class SnapshotStore {
   async put(server: string, collector: string, set: MetricSet): Promise<void> {
     const key = `${server}\u0000${collector}`;
     const generation = this.bump(key);
-    const rendered = await renderSetInSlices(set, this.labels.get(server) ?? '');
+    const fitted = this.cap ? this.cap.fit(server, collector, set) : set;
+    const rendered = await renderSetInSlices(fitted, this.labels.get(server) ?? '');
     if (this.generations.get(key) !== generation) return;
     this.sets.set(key, rendered);
     this.cached = undefined;
@@ -30,6 +35,7 @@ export class SnapshotStore {
   delete(server: string, collector: string): void {
     const key = `${server}\u0000${collector}`;
     this.bump(key);
+    this.cap?.forget(server, collector);
     if (this.sets.delete(key)) this.cached = undefined;
   }
 
@@ -42,6 +48,7 @@ export class SnapshotStore {
   /** Removes every set of a server (it is no longer polled). */
   deleteServer(server: string): void {
     this.labels.delete(server);
+    this.cap?.forgetServer(server);
     const prefix = `${server}\u0000`;
     for (const key of [...this.generations.keys()]) {
       if (!key.startsWith(prefix)) continue;
