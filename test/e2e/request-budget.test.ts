@@ -41,3 +41,54 @@ describe('a request budget per server', () => {
     expect(samples(text, 'wowza_stream_received_bytes_total').length).toBeGreaterThanOrEqual(200);
   }, 90_000);
 });
+
+/**
+ * Issue 41: the budget covers every collector and the discovery walk. A server of 1,000 applications at the default
+ * budget: the walk, application and stream_target give way together, their intervals are shown like the streams', and
+ * their paced polls end within their deadlines.
+ */
+describe('a request budget over the application-level collectors', () => {
+  let sim: Simulator;
+  let exporter: RunningExporter;
+  beforeAll(async () => {
+    sim = await startSimulator({ auth: 'basic', apps: 1000, streams: 0 });
+    exporter = await startExporterProcess(
+      ['--wowza.url', sim.url, '--wowza.username', sim.username, '--wowza.auth', 'basic', '--wowza.connectioncounts-url', 'off'],
+      { WOWZA_PASSWORD: sim.password },
+      // The first walk is 1,002 requests paced at the budget: ready only after it.
+      { waitReady: false },
+    );
+  });
+  afterAll(async () => {
+    await exporter?.stop();
+    await sim?.close();
+  });
+
+  it('shows every stretched interval (metric, status, log) and the stretched polls succeed', async () => {
+    const interval = async (collector: string) => samples(await exporter.metrics(), 'wowza_exporter_collector_interval_seconds', { collector })[0]?.value ?? 0;
+    await waitFor('the application interval stretched', async () => ((await interval('application')) > 15 ? true : undefined), 90_000);
+    expect(await interval('discovery')).toBeGreaterThan(13.5);
+    expect(await interval('stream_target')).toBeGreaterThan(15);
+    expect(await interval('machine')).toBe(15);
+    const status = (await (await fetch(`${exporter.url}/api/v1/status`)).json()) as {
+      servers: Array<{ collectors: Array<{ name: string; interval_seconds: number; interval_reason: string | null }> }>;
+    };
+    const byName = new Map(status.servers[0]!.collectors.map((c) => [c.name, c]));
+    expect(byName.get('application')!.interval_reason).toMatch(/^1000 applications every 15 s ask 66\.7 requests\/s; .* over poll\.max_requests_per_second 50: these get [\d.]+ requests\/s and are polled every [\d.]+ s$/);
+    expect(byName.get('discovery')!.interval_reason).toMatch(/^1002 discovery lists/);
+    expect(byName.get('machine')!.interval_reason).toBeNull();
+    expect(exporter.output()).toMatch(/collector interval stretched to fit the request budget[^\n]*"collector":"application"|"collector":"application"[^\n]*collector interval stretched to fit the request budget/);
+    // Paced over most of its stretched interval, the application poll ends inside its deadline.
+    await waitFor(
+      'an application poll',
+      async () => (samples(await exporter.metrics(), 'wowza_exporter_collector_success', { collector: 'application' })[0]?.value === 1 ? true : undefined),
+      120_000,
+    );
+    // Every application was read in that poll: no paced request was dropped at the deadline.
+    const after = (await (await fetch(`${exporter.url}/api/v1/status`)).json()) as {
+      servers: Array<{ collectors: Array<{ name: string; objects: { total: number; failed: number } | null }> }>;
+    };
+    expect(after.servers[0]!.collectors.find((c) => c.name === 'application')!.objects).toMatchObject({ total: 1000, failed: 0 });
+    for (const s of samples(await exporter.metrics(), 'wowza_exporter_collector_success')) expect(s.value, s.labels.collector).toBe(1);
+  }, 240_000);
+});
