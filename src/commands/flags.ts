@@ -31,6 +31,13 @@ export function withServeFlags<T>(y: Argv<T>) {
     .option('web.systemd-socket', { type: 'boolean', describe: 'listen on the sockets systemd passes (socket activation) instead of --web.listen-address', group: 'Web:' })
     .option('web.config.file', { type: 'string', describe: 'exporter-toolkit web config (TLS, basic auth)', group: 'Web:' })
     .option('web.enable-lifecycle', { type: 'boolean', describe: 'serve POST /-/reload (off: only SIGHUP reloads)', group: 'Web:' })
+    .option('web.allowed-hosts', {
+      type: 'string',
+      array: true,
+      describe: 'with --web.enable-lifecycle, host names (besides the listen addresses and localhost) a POST /-/reload may be addressed to, repeatable or comma-separated',
+      group: 'Web:',
+    })
+    .option('web.max-connections', { type: 'number', describe: 'inbound connections at most; beyond, the longest-idle one is closed (default: half the open-file limit, 16-1024)', group: 'Web:' })
     .option('poll.interval', { type: 'string', describe: 'how often collectors poll (default 15s)', group: 'Polling:' })
     .option('shard', { type: 'string', describe: 'i/N: poll only the servers whose name hashes (as Prometheus hashmod) to i of N replicas', group: 'Polling:' })
     .option('poll.max-requests-per-second', { type: 'number', describe: 'average requests a second per server (default 50, 0: no limit): stream polls stretch to fit', group: 'Polling:' })
@@ -75,6 +82,8 @@ export function configFlagsFrom(a: Args): ConfigFlags {
     webSystemdSocket: a['web.systemd-socket'] as boolean | undefined,
     webConfigFile: str(a, 'web.config.file'),
     webEnableLifecycle: a['web.enable-lifecycle'] as boolean | undefined,
+    webAllowedHosts: (a['web.allowed-hosts'] as unknown[] | undefined)?.flatMap((h) => String(h).split(',')).map((h) => h.trim()).filter((h) => h !== ''),
+    webMaxConnections: a['web.max-connections'] as number | undefined,
     pollInterval: str(a, 'poll.interval'),
     pollConcurrency: concurrencyFlag(a['poll.concurrency']),
     pollMaxRequestsPerSecond: a['poll.max-requests-per-second'] as number | undefined,

@@ -29,6 +29,8 @@ export interface ConfigFlags {
   webSystemdSocket?: boolean;
   webConfigFile?: string;
   webEnableLifecycle?: boolean;
+  webAllowedHosts?: string[];
+  webMaxConnections?: number;
   pollInterval?: string;
   pollConcurrency?: number | 'auto';
   pollMaxRequestsPerSecond?: number;
@@ -204,6 +206,8 @@ function applyFlags(doc: Record<string, unknown>, f: ConfigFlags): void {
   if (f.webSystemdSocket !== undefined) obj(doc, 'web').systemd_socket = f.webSystemdSocket;
   if (f.webConfigFile !== undefined) obj(doc, 'web').config_file = f.webConfigFile;
   if (f.webEnableLifecycle !== undefined) obj(doc, 'web').enable_lifecycle = f.webEnableLifecycle;
+  if (f.webAllowedHosts !== undefined && f.webAllowedHosts.length > 0) obj(doc, 'web').allowed_hosts = f.webAllowedHosts;
+  if (f.webMaxConnections !== undefined) obj(doc, 'web').max_connections = f.webMaxConnections;
   if (f.pollInterval !== undefined) obj(doc, 'poll').interval = f.pollInterval;
   if (f.pollConcurrency !== undefined) obj(doc, 'poll').concurrency = f.pollConcurrency;
   if (f.pollMaxRequestsPerSecond !== undefined) obj(doc, 'poll').max_requests_per_second = f.pollMaxRequestsPerSecond;

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { parseListenAddress } from '../config/listen-address.js';
 import type { Logger } from '../logger.js';
+import { AllowedHosts } from './allowed-hosts.js';
+import { ConnectionCap, defaultMaxConnections } from './connection-cap.js';
 import { gzipJoined, gzipText, type EncodedText } from './metrics-body.js';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -25,7 +27,19 @@ export interface ExporterServerOptions {
   createWith?: (options: ServerOptions, handler: RequestListener) => Server;
   /** Whether createWith makes a TLS server, for the URL it reports. */
   tls?: boolean;
+  /**
+   * With the lifecycle API on: names (besides the listen addresses and localhost) a state-changing request to a
+   * `/-/` endpoint may carry in its Host header. Undefined: Host is not checked.
+   */
+  lifecycleHosts?: readonly string[];
+  /** Inbound connections at most, over all listeners (default from the open-file limit: see connection-cap.ts). */
+  maxConnections?: number;
+  /** Told of each connection closed to keep under maxConnections. */
+  onConnectionShed?: (reason: 'idle' | 'refused') => void;
 }
+
+/** Methods that change nothing: the Host check of the lifecycle endpoints leaves them alone. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function sendText(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
@@ -76,6 +90,9 @@ function landingPage(links: ExporterServerOptions['links']): string {
 /** The exporter's HTTP server: fixed routes, bounded header/request time (slowloris), no crash on bad input. */
 export async function startExporterServer(o: ExporterServerOptions): Promise<{ servers: Server[]; urls: string[]; url: string; close(): Promise<void> }> {
   const log = o.logger.child({ component: 'http' });
+  const hosts =
+    o.lifecycleHosts === undefined ? undefined : new AllowedHosts(o.listen.flatMap((l) => ('address' in l ? [parseListenAddress(l.address).host ?? ''] : [])), o.lifecycleHosts);
+  const cap = new ConnectionCap(o.maxConnections ?? defaultMaxConnections(), o.onConnectionShed);
   const handler = async (req: IncomingMessage, res: ServerResponse) => {
     // On every answer, errors and 404s included: no browser is to guess a type for what this server sends.
     res.setHeader('x-content-type-options', 'nosniff');
@@ -87,6 +104,16 @@ export async function startExporterServer(o: ExporterServerOptions): Promise<{ s
     } catch {
       sendText(res, 400, 'bad request URL\n');
       return;
+    }
+    // Before the credentials: a page that rebound its name to this exporter gets no further than this.
+    if (hosts && url.pathname.startsWith('/-/') && !SAFE_METHODS.has(req.method ?? 'GET')) {
+      const refusal = hosts.refusal(req);
+      if (refusal) {
+        req.resume();
+        log.warn({ reason: refusal, path: url.pathname }, 'refused a lifecycle request for another host name (DNS rebinding?)');
+        sendText(res, 403, `refused: ${refusal}\n`);
+        return;
+      }
     }
     if (o.guard && !o.open?.has(url.pathname) && !(await o.guard(req, res))) return;
     const route = o.routes.get(url.pathname);
@@ -136,6 +163,7 @@ export async function startExporterServer(o: ExporterServerOptions): Promise<{ s
       // A connection with nothing going either way for this long is closed: one that never sends a byte no longer stays
       // open for ever (the header deadline starts with the first byte). Longer than the keep-alive, which ends first.
       server.timeout = 70_000;
+      cap.attach(server);
       await listen(server, l);
       servers.push(server);
       urls.push(urlOf(server, o.tls === true));
