@@ -43,8 +43,9 @@ COPY --from=deps /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY package.json ./
 # Writable state for the non-root user (mount a volume here). It is also the working directory, so the
-# log shipper's relative default files (positions, dead letters) land in it, not in the read-only /app.
-RUN mkdir -p /var/lib/wowza-exporter && chown 1000:1000 /var/lib/wowza-exporter
+# log shipper's relative default files (positions, dead letters) land in it, not in the read-only /app. Its mode is
+# explicit (not the build's umask): the positions and dead letters (log lines) are for the exporter's user only.
+RUN install -d -m 0750 -o 1000 -g 1000 /var/lib/wowza-exporter
 WORKDIR /var/lib/wowza-exporter
 # The `node` user of the base image, by number so that Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
