@@ -87,6 +87,8 @@ const HEAD_LINES = 10;
 const MAX_IDENTITY_PROBES = 20;
 /** Tries at reading what a rotation left in the rolled file before it is given up as a gap. */
 const MAX_ROTATION_ATTEMPTS = 3;
+/** Pages read in a row at a reduced line count before the count is doubled again. */
+const PAGES_BEFORE_GROWING = 16;
 
 /** What tells one log file from another: its `#Start-Date` and a fingerprint of its first record line. */
 interface FileIdentity {
@@ -113,6 +115,11 @@ function headFingerprint(page: LogPage): string | undefined {
 function isTransportFailure(err: unknown): boolean {
   const kind = (err as { kind?: unknown } | null)?.kind;
   return kind === 'network' || kind === 'timeout' || kind === 'tls' || kind === 'auth' || kind === 'aborted';
+}
+
+/** An answer over the client's size limit (max_response_size): fewer lines a request may fit. */
+function isTooLarge(err: unknown): boolean {
+  return (err as { kind?: unknown } | null)?.kind === 'too_large';
 }
 
 function isRecordLine(line: string): boolean {
@@ -184,6 +191,13 @@ export class LogFollower {
   private readonly logger: Logger;
   private readonly parser: W3cLogParser;
   private readonly lineCount: number;
+  /**
+   * Lines asked for per request now: `lineCount`, halved while answers are over the size limit (long lines), and
+   * doubled back after PAGES_BEFORE_GROWING pages that fit.
+   */
+  private pageLines: number;
+  private pagesFitting = 0;
+  private shrinkWarned = false;
   private readonly intervalMs: number;
   private readonly maxRetryDelayMs: number;
   private position: LogPosition | undefined;
@@ -203,6 +217,7 @@ export class LogFollower {
     this.logger = options.logger ?? silentLogger();
     this.parser = new W3cLogParser({ defaultTimeZone: options.timeZone });
     this.lineCount = Math.max(1, Math.floor(options.lineCount ?? 1000));
+    this.pageLines = this.lineCount;
     this.intervalMs = options.followIntervalMs ?? 2000;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
     if (options.resumeFrom) {
@@ -230,6 +245,7 @@ export class LogFollower {
         this.options.onReadOk?.();
       } catch (err) {
         if (signal.aborted) return;
+        if (this.fewerLinesPerPage(err)) continue;
         if (!follow) throw err;
         failures++;
         this.options.onReadError?.(err);
@@ -243,7 +259,29 @@ export class LogFollower {
     }
   }
 
-  private query(startOffset: number, lineCount = this.lineCount): LogQuery {
+  /**
+   * After an answer over the size limit: asks for half as many lines from now on, and says so once. False when a
+   * single line is asked for already (a line over the limit cannot be read: the failure is reported as such).
+   */
+  private fewerLinesPerPage(err: unknown): boolean {
+    if (!isTooLarge(err) || this.pageLines <= 1) return false;
+    this.pageLines = Math.max(1, Math.floor(this.pageLines / 2));
+    this.pagesFitting = 0;
+    if (!this.shrinkWarned) {
+      this.logger.warn({ error: (err as Error).message, line_count: this.pageLines }, 'a page of the log was over the size limit (long lines): asking for fewer lines per request while they last');
+      this.shrinkWarned = true;
+    }
+    return true;
+  }
+
+  /** A page fitted: after enough of them, the line count grows back towards line_count. */
+  private pageFitted(): void {
+    if (this.pageLines >= this.lineCount || ++this.pagesFitting < PAGES_BEFORE_GROWING) return;
+    this.pageLines = Math.min(this.lineCount, this.pageLines * 2);
+    this.pagesFitting = 0;
+  }
+
+  private query(startOffset: number, lineCount = this.pageLines): LogQuery {
     const q: LogQuery = { startOffset, lineCount };
     const f = this.options.serverFilter;
     if (f?.flags && f.flags.length > 0) q.filter = [...f.flags];
@@ -334,10 +372,11 @@ export class LogFollower {
       let page: LogPage;
       try {
         page = await this.source.readLog(this.logType, this.query(pos.offset), signal);
+        this.pageFitted();
       } catch (err) {
         // Some servers refuse an offset beyond the end of a file instead of answering empty: a
         // rotation looks like that. Look at the file head before calling it a failure.
-        if (signal.aborted || pos.offset === 0 || isTransportFailure(err)) throw err;
+        if (signal.aborted || pos.offset === 0 || isTransportFailure(err) || (isTooLarge(err) && this.pageLines > 1)) throw err;
         const head = await this.readHead(signal).catch(() => undefined);
         const reason = head && this.rotationReason(head, true);
         if (!head || !reason) throw err;
@@ -451,7 +490,8 @@ export class LogFollower {
       this.rotationFailures = 0;
     } catch (err) {
       // An unreachable server is retried like any read; anything else must not hold the log back for ever.
-      if (signal.aborted || isTransportFailure(err) || ++this.rotationFailures < MAX_ROTATION_ATTEMPTS) throw err;
+      // A page over the size limit is read again in smaller pages, not counted towards giving up.
+      if (signal.aborted || isTransportFailure(err) || (isTooLarge(err) && this.pageLines > 1) || ++this.rotationFailures < MAX_ROTATION_ATTEMPTS) throw err;
       this.rotationFailures = 0;
       this.gap(old, `the rolled file could not be read (${(err as Error).message})`);
     }
@@ -585,6 +625,7 @@ export class LogFollower {
     let offset = from;
     for (;;) {
       const page = await this.source.readLogFile(file.id, this.query(offset), signal);
+      this.pageFitted();
       const lines = this.parsePage(parser, page);
       const next: LogPosition = { fileId: id.date, offset: Math.max(page.endOffset, offset), ...headOf(id, prevHead), ...this.fieldsOf(parser) };
       await this.emit({ lines, position: next, fileLength: page.fileLength, rolledFile: file.id }, signal);

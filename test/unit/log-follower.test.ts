@@ -155,6 +155,31 @@ describe('log follower: offsets and paging', () => {
     await done;
   });
 
+  it('asks for fewer lines when a page is over the size limit (long lines), without a failure or a lost line', async () => {
+    /** Refuses pages of more than 10 lines, as the client refuses an answer over max_response_size. */
+    class LimitedSource extends MemoryLogSource {
+      readonly asked: number[] = [];
+      override async readLog(logType: string, q: LogQuery, signal?: AbortSignal): Promise<LogPage> {
+        this.asked.push(q.lineCount ?? 100);
+        if ((q.lineCount ?? 100) > 10) throw Object.assign(new Error('response is larger than the 1048576 byte limit'), { kind: 'too_large' });
+        return super.readLog(logType, q, signal);
+      }
+    }
+    const src = new LimitedSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
+    src.append(ACCESS, lines(1, 100));
+    const errors: unknown[] = [];
+    const sink = collector();
+    const sig = signal();
+    const done = follower(src, sink, { startAt: 'beginning', lineCount: 64, onReadError: (e) => errors.push(e) }).run(sig, true);
+    await waitFor('every line', () => sink.comments().length === 100 || undefined);
+    expect(sink.comments()).toEqual(lines(1, 100).map((_, i) => `line ${i + 1}`));
+    expect(errors).toEqual([]);
+    // 64, 32, 16 refused; 8 fits.
+    expect(src.asked.filter((n) => n !== 10).slice(0, 4)).toEqual([64, 32, 16, 8]); // 10: the file's head
+    controllers.at(-1)!.abort();
+    await done;
+  });
+
   it('rejects a read failure when not following', async () => {
     const src = new MemoryLogSource().addLog(ACCESS, ACCESS_LOG_FIELDS);
     src.failNext(1, new Error('HTTP 401 authentication failed'));
