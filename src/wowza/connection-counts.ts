@@ -1,5 +1,7 @@
+import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser } from 'saxes';
 import { streamKey } from './stream-key.js';
+import { CONNECTION_COUNTS_ROOTS, XML_LIMITS, XmlGuard } from './xml-guard.js';
 
 export { streamKey };
 
@@ -11,7 +13,7 @@ export { streamKey };
  * - `?flat`: one `<Stream vhostName= applicationName= appInstanceName= streamName= sessionsFlash= .../>` per stream.
  * Elements and attributes this code does not know (newer servers add `SessionsWebRTC`) are kept as protocols
  * when they are session counts and ignored otherwise. Parsed by a streaming XML parser, so a document of
- * thousands of streams is never held as a tree.
+ * thousands of streams is never held as a tree, within the caps of XML_LIMITS.
  */
 
 export interface StreamSessions {
@@ -25,52 +27,106 @@ export interface StreamSessions {
   total?: number;
 }
 
-export class ConnectionCountsError extends Error {}
+/** Why a document cannot be read; `tooLarge` when it passed the document size cap. */
+export class ConnectionCountsError extends Error {
+  constructor(
+    message: string,
+    readonly tooLarge = false,
+  ) {
+    super(message);
+  }
+}
 
-/** The root elements of the document, by server generation. */
-const ROOTS = new Set(['WowzaStreamingEngine', 'WowzaMediaServer']);
+/**
+ * Streams in one document. A real server has tens of thousands at most; each costs a few hundred bytes here until
+ * the collector has read them, so this bounds the memory a document can take (the size cap allows more).
+ */
+export const MAX_STREAMS = 250_000;
+
+/**
+ * The parse runs in slices of this many bytes, and yields to the event loop once its slices took SLICE_MS: a
+ * document of any size (within the caps) never holds the thread that answers /metrics and the health checks
+ * for longer than a slice, and the poll's deadline or a shutdown stops it between two.
+ */
+const SLICE_BYTES = 16 * 1024;
+const SLICE_MS = 10;
+
 /** The containers whose `Name` child names them, outermost first. */
 const LEVELS = ['VHost', 'Application', 'ApplicationInstance', 'Stream'] as const;
 
-function count(what: string, text: string): number {
-  const n = Number(text.trim());
-  if (text.trim() === '' || !Number.isFinite(n) || n < 0) throw new ConnectionCountsError(`${what} is not a count: ${JSON.stringify(text.slice(0, 40))}`);
+/** A count (a whole or decimal number, not negative); the error names the stream and the counter. */
+function count(text: string, name: string, stream: string): number {
+  // Number() ignores surrounding whitespace, and reads nothing but whitespace as 0.
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0 || text.trim() === '') throw new ConnectionCountsError(`stream ${stream} S${name.slice(1)} is not a count: ${JSON.stringify(text.slice(0, 40))}`);
   return n;
 }
 
-/** Session counts of one stream from `Sessions*` names (element names, or flat attributes with a lowercase `s`). */
-function addSession(into: StreamSessions, name: string, value: string, where: string): void {
-  const protocol = name.slice('Sessions'.length);
-  const n = count(`${where} ${name}`, value);
+/**
+ * Session counts of one stream from `Sessions*` names (element names, or flat attributes with a lowercase `s`): the
+ * protocol is the name after those 8 letters. The message of a bad count is built only when there is one: this runs
+ * for every counter of every stream.
+ */
+function addSession(into: StreamSessions, name: string, value: string, stream: string): void {
+  const protocol = name.slice(8);
+  const n = count(value, name, stream);
   if (protocol === 'Total') into.total = n;
   else if (protocol !== '') into.sessions[protocol] = n;
 }
 
-/** Every stream of the document, by `streamKey`. Throws ConnectionCountsError naming what is wrong. */
-export function parseConnectionCounts(xml: string): Map<string, StreamSessions> {
+export interface ParseOptions {
+  /** Stops the parse between two slices (the poll's deadline, a shutdown): it rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** The document size cap: XML_LIMITS.documentBytes, or less. */
+  maxBytes?: number;
+}
+
+/**
+ * Every stream of the document, by `streamKey`. Rejects with a ConnectionCountsError naming what is wrong: not
+ * well-formed, not a connectioncounts document, or past one of the caps (XML_LIMITS, MAX_STREAMS). Linear in the
+ * document's size, and run in slices that yield to the event loop.
+ */
+export async function parseConnectionCounts(xml: string | Uint8Array, options: ParseOptions = {}): Promise<Map<string, StreamSessions>> {
+  const bytes = typeof xml === 'string' ? Buffer.from(xml, 'utf8') : xml;
+  const maxBytes = Math.min(options.maxBytes ?? Infinity, XML_LIMITS.documentBytes);
+  if (bytes.length > maxBytes) throw new ConnectionCountsError(`XML document larger than ${maxBytes} bytes`, true);
   const out = new Map<string, StreamSessions>();
   const parser = new SaxesParser();
-  // Per open element: its name, and for the four levels the `Name` read so far.
+  // The lexical caps, checked on each slice before the parser reads it: the parser would otherwise build a name,
+  // value or comment of any size before its handlers could refuse it.
+  const guard = new XmlGuard();
+  // Per open element: its name, and for the four levels the `Name` read so far. As deep as XML_LIMITS.depth.
   const stack: Array<{ tag: string; name?: string }> = [];
+  // The text of the current element: bounded by the guard (XML_LIMITS.valueBytes between two tags).
   let text = '';
   let stream: StreamSessions | undefined;
-  let failure: Error | undefined;
 
-  const nameOf = (level: (typeof LEVELS)[number]) => [...stack].reverse().find((e) => e.tag === level)?.name;
+  // The innermost enclosing element of a level: a walk of the stack, which the depth cap keeps short.
+  const nameOf = (level: (typeof LEVELS)[number]) => {
+    for (let i = stack.length - 1; i >= 0; i--) if (stack[i]!.tag === level) return stack[i]!.name;
+    return undefined;
+  };
+  const keep = (s: StreamSessions) => {
+    out.set(streamKey(s.vhost, s.application, s.instance, s.stream), s);
+    if (out.size > MAX_STREAMS) throw new ConnectionCountsError(`more than ${MAX_STREAMS} streams in one document`);
+  };
 
+  // Handlers throw to stop the parse at the first problem: saxes would otherwise go on, and report every unclosed
+  // element of a document nested thousands deep.
   parser.on('error', (err) => {
-    failure ??= new ConnectionCountsError(`not well-formed XML: ${err.message.split('\n')[0]}`);
+    throw new ConnectionCountsError(`not well-formed XML: ${err.message.split('\n')[0]}`);
   });
   parser.on('opentag', (tag) => {
-    if (stack.length === 0 && !ROOTS.has(tag.name)) {
-      failure ??= new ConnectionCountsError(`the root element is <${tag.name}>, not <WowzaStreamingEngine>: is this the connectioncounts URL?`);
+    if (stack.length === 0 && !CONNECTION_COUNTS_ROOTS.has(tag.name)) {
+      throw new ConnectionCountsError(`the root element is <${tag.name}>, not <WowzaStreamingEngine>: is this the connectioncounts URL?`);
     }
+    if (stack.length >= XML_LIMITS.depth) throw new ConnectionCountsError(`XML nested deeper than ${XML_LIMITS.depth} levels`);
     const attrs = tag.attributes as Record<string, string>;
     if (tag.name === 'Stream' && attrs.streamName !== undefined) {
       // The flat form: everything in attributes.
       const s: StreamSessions = { vhost: attrs.vhostName ?? '', application: attrs.applicationName ?? '', instance: attrs.appInstanceName ?? '', stream: attrs.streamName, sessions: {} };
-      for (const [k, v] of Object.entries(attrs)) if (/^sessions./.test(k)) addSession(s, `S${k.slice(1)}`, v, `stream ${s.stream}`);
-      out.set(streamKey(s.vhost, s.application, s.instance, s.stream), s);
+      for (const k in attrs) if (k.length > 8 && k.startsWith('sessions')) addSession(s, k, attrs[k]!, s.stream);
+      keep(s);
       stack.push({ tag: tag.name, name: attrs.streamName });
       return;
     }
@@ -85,21 +141,34 @@ export function parseConnectionCounts(xml: string): Map<string, StreamSessions> 
     const closing = stack.pop();
     const parent = stack[stack.length - 1];
     if (tag.name === 'Name' && parent && (LEVELS as readonly string[]).includes(parent.tag)) parent.name = text.trim();
-    else if (stream && parent?.tag === 'Stream' && tag.name.startsWith('Sessions')) addSession(stream, tag.name, text, `stream ${parent.name ?? '?'}`);
+    else if (stream && parent?.tag === 'Stream' && tag.name.startsWith('Sessions')) addSession(stream, tag.name, text, parent.name ?? '?');
     else if (tag.name === 'Stream' && stream) {
-      if (closing?.name === undefined) failure ??= new ConnectionCountsError('a <Stream> has no <Name>');
-      const s = { ...stream, vhost: nameOf('VHost') ?? '', application: nameOf('Application') ?? '', instance: nameOf('ApplicationInstance') ?? '', stream: closing?.name ?? '' };
-      out.set(streamKey(s.vhost, s.application, s.instance, s.stream), s);
+      if (closing?.name === undefined) throw new ConnectionCountsError('a <Stream> has no <Name>');
+      keep({ ...stream, vhost: nameOf('VHost') ?? '', application: nameOf('Application') ?? '', instance: nameOf('ApplicationInstance') ?? '', stream: closing.name });
       stream = undefined;
     }
     text = '';
   });
 
+  const decoder = new StringDecoder('utf8');
+  let since = performance.now();
   try {
-    parser.write(xml).close();
+    for (let at = 0; at < bytes.length; at += SLICE_BYTES) {
+      options.signal?.throwIfAborted();
+      const slice = bytes.subarray(at, at + SLICE_BYTES);
+      const refused = guard.refuse(slice);
+      if (refused) throw new ConnectionCountsError(refused);
+      parser.write(decoder.write(slice));
+      if (performance.now() - since >= SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        since = performance.now();
+      }
+    }
+    options.signal?.throwIfAborted();
+    parser.write(decoder.end()).close();
   } catch (err) {
-    failure ??= err instanceof ConnectionCountsError ? err : new ConnectionCountsError((err as Error).message.split('\n')[0]!);
+    if (err instanceof ConnectionCountsError || options.signal?.aborted) throw err;
+    throw new ConnectionCountsError((err as Error).message.split('\n')[0]!);
   }
-  if (failure) throw failure;
   return out;
 }

@@ -1,3 +1,5 @@
+import { XML_LIMITS } from './xml-guard.js';
+
 /** Endpoint templates: the `endpoint` label of the request counter and the names in error messages. */
 export const EP = {
   machineCurrent: '/v2/machine/monitoring/current',
@@ -31,6 +33,8 @@ export const ENDPOINT_MAX_BYTES: Partial<Record<string, number>> = {
   [EP.vhostCurrent]: 256 * 1024,
   [EP.applicationCurrent]: 256 * 1024,
   [EP.streamCurrent]: 256 * 1024,
+  // The connectioncounts document (its endpoint label): whatever max_response_size allows, at most the XML cap.
+  '/connectioncounts': XML_LIMITS.documentBytes,
 };
 
 /** JSON nested deeper than this is refused before it is parsed: no answer of the API comes near it. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseConnectionCounts, streamKey } from '../../src/wowza/connection-counts.js';
+import { MAX_STREAMS, parseConnectionCounts, streamKey } from '../../src/wowza/connection-counts.js';
+import { XML_LIMITS } from '../../src/wowza/xml-guard.js';
 
 const TREE = `<?xml version="1.0"?>
 <WowzaStreamingEngine>
@@ -38,8 +39,8 @@ const FLAT = `<?xml version="1.0"?>
 </WowzaStreamingEngine>`;
 
 describe('connectioncounts document', () => {
-  it('reads the tree: names from Name elements, sessions by protocol, unknown elements ignored or kept as protocols', () => {
-    const m = parseConnectionCounts(TREE);
+  it('reads the tree: names from Name elements, sessions by protocol, unknown elements ignored or kept as protocols', async () => {
+    const m = await parseConnectionCounts(TREE);
     expect(m.size).toBe(2);
     const s = m.get(streamKey('_defaultVHost_', 'live', '_definst_', 'cam1.sdp'))!;
     expect(s.sessions).toEqual({ Flash: 3, Cupertino: 5, SanJose: 0, Smooth: 0, RTSP: 1, MPEGDash: 2, WebRTC: 4 });
@@ -47,15 +48,125 @@ describe('connectioncounts document', () => {
     expect(m.get(streamKey('_defaultVHost_', 'live', '_definst_', 'cam2'))!.total).toBe(0);
   });
 
-  it('reads the flat form from attributes, entities decoded', () => {
-    const s = parseConnectionCounts(FLAT).get(streamKey('_defaultVHost_', 'live', '_definst_', 'a&b'))!;
+  it('reads the flat form from attributes, entities decoded', async () => {
+    const s = (await parseConnectionCounts(FLAT)).get(streamKey('_defaultVHost_', 'live', '_definst_', 'a&b'))!;
     expect(s).toMatchObject({ sessions: { Flash: 1, Cupertino: 2, SanJose: 0, Smooth: 0, RTSP: 0, MPEGDash: 0 }, total: 3 });
   });
 
-  it('says what is wrong with a document it cannot read', () => {
-    expect(() => parseConnectionCounts('<html><body>login</body></html>')).toThrow(/root element is <html>, not <WowzaStreamingEngine>/);
-    expect(() => parseConnectionCounts('<WowzaStreamingEngine><VHost>')).toThrow(/not well-formed XML/);
-    expect(() => parseConnectionCounts(TREE.replace('<SessionsFlash>3<', '<SessionsFlash>lots<'))).toThrow(/stream cam1.sdp SessionsFlash is not a count: "lots"/);
-    expect(() => parseConnectionCounts('<WowzaStreamingEngine><VHost><Name>v</Name><Application><Name>a</Name><ApplicationInstance><Name>i</Name><Stream><SessionsTotal>1</SessionsTotal></Stream></ApplicationInstance></Application></VHost></WowzaStreamingEngine>')).toThrow(/<Stream> has no <Name>/);
+  it('says what is wrong with a document it cannot read', async () => {
+    await expect(parseConnectionCounts('<html><body>login</body></html>')).rejects.toThrow(/root element is <html>, not <WowzaStreamingEngine>/);
+    await expect(parseConnectionCounts('<WowzaStreamingEngine><VHost>')).rejects.toThrow(/not well-formed XML/);
+    await expect(parseConnectionCounts(TREE.replace('<SessionsFlash>3<', '<SessionsFlash>lots<'))).rejects.toThrow(/stream cam1.sdp SessionsFlash is not a count: "lots"/);
+    await expect(parseConnectionCounts('<WowzaStreamingEngine><VHost><Name>v</Name><Application><Name>a</Name><ApplicationInstance><Name>i</Name><Stream><SessionsTotal>1</SessionsTotal></Stream></ApplicationInstance></Application></VHost></WowzaStreamingEngine>')).rejects.toThrow(/<Stream> has no <Name>/);
+  });
+});
+
+/** A document whose root holds `body`. */
+const doc = (body: string) => `<?xml version="1.0"?>\n<WowzaStreamingEngine>${body}</WowzaStreamingEngine>`;
+/** One flat stream with `extra` attributes. */
+const flatStream = (name: string, extra = '') => `<Stream vhostName="_defaultVHost_" applicationName="live" appInstanceName="_definst_" streamName="${name}" sessionsTotal="1"${extra}/>`;
+
+describe('connectioncounts document caps (XML_LIMITS): a hostile document is refused, saying which cap it passed', () => {
+  it('depth: 32 levels are read, 33 refused; a document nested 100,000 deep is refused', async () => {
+    const nested = (levels: number) => `<WowzaStreamingEngine>${'<a>'.repeat(levels - 1)}${'</a>'.repeat(levels - 1)}</WowzaStreamingEngine>`;
+    expect((await parseConnectionCounts(nested(XML_LIMITS.depth))).size).toBe(0);
+    await expect(parseConnectionCounts(nested(XML_LIMITS.depth + 1))).rejects.toThrow('XML nested deeper than 32 levels');
+    await expect(parseConnectionCounts(nested(100_000))).rejects.toThrow('XML nested deeper than 32 levels');
+  });
+
+  it('elements: more than 2,000,000 are refused', async () => {
+    await expect(parseConnectionCounts(doc('<a/>'.repeat(XML_LIMITS.elements)))).rejects.toThrow('XML with more than 2000000 elements');
+  });
+
+  it('attributes: 64 on an element are read, 65 refused', async () => {
+    const extra = (n: number) => Array.from({ length: n }, (_, i) => ` x${i}="1"`).join('');
+    // A flat stream has 5 attributes of its own here.
+    expect((await parseConnectionCounts(doc(flatStream('s', extra(XML_LIMITS.attributes - 5))))).size).toBe(1);
+    await expect(parseConnectionCounts(doc(flatStream('s', extra(XML_LIMITS.attributes - 4))))).rejects.toThrow('an XML element with more than 64 attributes');
+  });
+
+  it('names: an element or attribute name of 257 bytes is refused', async () => {
+    const long = 'N'.repeat(XML_LIMITS.nameBytes + 1);
+    await expect(parseConnectionCounts(doc(`<${long}/>`))).rejects.toThrow('an XML name longer than 256 bytes');
+    await expect(parseConnectionCounts(doc(flatStream('s', ` ${long}="1"`)))).rejects.toThrow('an XML name longer than 256 bytes');
+    await expect(parseConnectionCounts(doc(`<a></${long}>`))).rejects.toThrow('an XML name longer than 256 bytes');
+  });
+
+  it('values: an attribute value, a text, a comment of 8193 bytes are refused; 8192 are read', async () => {
+    const name = (n: number) => 'v'.repeat(n);
+    expect([...(await parseConnectionCounts(doc(flatStream(name(XML_LIMITS.valueBytes))))).values()][0]!.stream).toHaveLength(8192);
+    await expect(parseConnectionCounts(doc(flatStream(name(XML_LIMITS.valueBytes + 1))))).rejects.toThrow('an XML attribute value longer than 8192 bytes');
+    const tree = (stream: string) => doc(`<VHost><Name>v</Name><Application><Name>a</Name><ApplicationInstance><Name>i</Name><Stream><Name>${stream}</Name></Stream></ApplicationInstance></Application></VHost>`);
+    expect((await parseConnectionCounts(tree(name(XML_LIMITS.valueBytes)))).size).toBe(1);
+    await expect(parseConnectionCounts(tree(name(XML_LIMITS.valueBytes + 1)))).rejects.toThrow('XML text longer than 8192 bytes between two tags');
+    await expect(parseConnectionCounts(doc(`<!--${'-x'.repeat(5000)}-->`))).rejects.toThrow('an XML comment longer than 8192 bytes');
+    await expect(parseConnectionCounts(doc(`<![CDATA[${'x'.repeat(9000)}]]>`))).rejects.toThrow('an XML CDATA section longer than 8192 bytes');
+  });
+
+  it('document size: past its cap (max_response_size, at most 64 MiB) it is refused as too large', async () => {
+    const small = doc(flatStream('a') + flatStream('b'));
+    await expect(parseConnectionCounts(small, { maxBytes: 100 })).rejects.toMatchObject({ message: 'XML document larger than 100 bytes', tooLarge: true });
+    await expect(parseConnectionCounts(Buffer.alloc(XML_LIMITS.documentBytes + 1, ' '))).rejects.toMatchObject({ message: `XML document larger than ${64 * 1024 * 1024} bytes`, tooLarge: true });
+  });
+
+  it('streams: more than 250,000 in one document are refused', async () => {
+    await expect(parseConnectionCounts(doc(Array.from({ length: MAX_STREAMS + 1 }, (_, i) => `<Stream streamName="s${i}"/>`).join('')))).rejects.toThrow('more than 250000 streams in one document');
+  });
+});
+
+describe('connectioncounts parse cost', () => {
+  /** Milliseconds per KB of the fastest of three parses (the fastest is the least disturbed by a loaded machine). */
+  async function msPerKb(xml: string): Promise<number> {
+    const bytes = Buffer.from(xml);
+    let best = Infinity;
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      await parseConnectionCounts(bytes).catch(() => undefined);
+      best = Math.min(best, performance.now() - started);
+    }
+    return best / (bytes.length / 1024);
+  }
+
+  it('is linear in the document size, whatever its shape (8 times the bytes cost about 8 times the time)', async () => {
+    const shapes: Record<string, (n: number) => string> = {
+      flat: (n) => doc(Array.from({ length: n }, (_, i) => flatStream(`s${i}`, ' sessionsFlash="1" sessionsCupertino="2"')).join('')),
+      tree: (n) => doc(`<VHost><Name>v</Name><Application><Name>a</Name><ApplicationInstance><Name>i</Name>${Array.from({ length: n }, (_, i) => `<Stream><Name>s${i}</Name><SessionsFlash>1</SessionsFlash><SessionsTotal>1</SessionsTotal></Stream>`).join('')}</ApplicationInstance></Application></VHost>`),
+      // The shape that was quadratic: streams deep in the tree, every one looking up its vhost, application, instance.
+      deep: (n) => doc(`${'<VHost><Name>v</Name>'.repeat(25)}<Application><Name>a</Name><ApplicationInstance><Name>i</Name>${'<Stream><Name>s</Name></Stream>'.repeat(n)}</ApplicationInstance></Application>${'</VHost>'.repeat(25)}`),
+      // Quadratic before the depth cap (a stream at every level, each walking the levels above it): now refused at the
+      // cap after a bounded amount of work, however deep it goes.
+      streamPerLevel: (n) => doc(`${'<a><Stream><Name>s</Name></Stream>'.repeat(n)}${'</a>'.repeat(n)}`),
+    };
+    for (const [shape, make] of Object.entries(shapes)) {
+      const small = await msPerKb(make(4_000));
+      const large = await msPerKb(make(32_000));
+      // Quadratic would be about 8 times the cost per KB; the bound leaves room for a machine that is busy.
+      expect(large / small, `${shape}: ${small.toFixed(4)} then ${large.toFixed(4)} ms per KB`).toBeLessThan(3);
+    }
+  });
+
+  it('yields to the event loop while it reads a large document, and stops when its signal aborts', async () => {
+    const large = Buffer.from(doc(Array.from({ length: 60_000 }, (_, i) => flatStream(`stream-${i}`, ' sessionsFlash="1" sessionsCupertino="2" sessionsSanJose="0" sessionsSmooth="0"')).join('')));
+    let ticks = 0;
+    let longest = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+      ticks++;
+    }, 1);
+    try {
+      expect((await parseConnectionCounts(large)).size).toBe(60_000);
+      // A parse that held the thread would let no timer run until it ended.
+      expect(ticks).toBeGreaterThan(3);
+      expect(longest).toBeLessThan(500);
+      const stop = new AbortController();
+      const parsing = parseConnectionCounts(large, { signal: stop.signal });
+      setImmediate(() => stop.abort(new Error('shutting down')));
+      await expect(parsing).rejects.toThrow('shutting down');
+    } finally {
+      clearInterval(timer);
+    }
   });
 });
