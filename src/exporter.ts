@@ -6,6 +6,7 @@ import { ObjectErrorLog } from './collectors/object-errors.js';
 import { RefreshThrottle } from './collectors/refresh-throttle.js';
 import { detectConnectionCounts } from './collectors/connection-counts-detect.js';
 import { crossSiteReason } from './http/cross-site.js';
+import { connectionCapMetrics, defaultMaxConnections } from './http/connection-cap.js';
 import { ConfigError } from './config/errors.js';
 import { fileTarget, intervalFor, listenAddresses, type RuntimeConfig } from './config/load.js';
 import { ServersFiles } from './config/servers-files.js';
@@ -19,6 +20,7 @@ import type { Logger } from './logger.js';
 import { createSelfMetrics, forgetServer, type SelfMetrics } from './metrics/self-metrics.js';
 import { addServerLabels, formatServerLabels } from './metrics/server-labels.js';
 import { SnapshotStore } from './metrics/snapshot-store.js';
+import { SeriesCap } from './metrics/series-cap.js';
 import type { LogShipping } from './logs/log-shipping.js';
 import { WowzaClient, type WowzaTarget } from './wowza/client.js';
 import { OPTIMISE_FROM_POLLS, OPTIMISE_FROM_SERIES, optimiseJavaScript } from './v8-flags.js';
@@ -129,8 +131,10 @@ const HEALTH_PATHS: ReadonlySet<string> = new Set(['/-/healthy', '/-/ready']);
 
 export async function startExporter(initial: RuntimeConfig, logger: Logger, extra: ExporterExtras = {}): Promise<Exporter> {
   const self = extra.selfMetrics ?? createSelfMetrics();
-  const store = new SnapshotStore();
   let runtime = initial;
+  const store = new SnapshotStore(
+    new SeriesCap({ max: () => runtime.config.discovery.max_series_per_server, onDropped: (server, n) => self.seriesDropped.set({ server }, n), log: logger.child({ component: 'series-cap' }) }),
+  );
   let collectors: Collector[] = wseCollectorsEnabled(runtime.collectors);
   const facts = new StatusFacts();
   const startedAt = Date.now();
@@ -277,7 +281,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   const applyServers = () => {
     applying = applying.then(async () => {
       // A server seen for the first time: its default connectioncounts provider is asked once before it is polled.
-      const unknown = [...desired().values()].filter((w) => w.target.connectionCountsAuto && !detectedCounts.has(w.target.name));
+      const unknown = [...desired().values()].filter((w) => looksForCounts(w.target) && !detectedCounts.has(w.target.name));
       await Promise.all(unknown.map(async (w) => noteCounts(w.target.name, await detectConnectionCounts(w.target))));
       const want = desired();
       for (const name of [...polled.keys()]) {
@@ -298,6 +302,8 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     return applying;
   };
 
+  /** A server whose default provider is looked for: none when the collector is off (nothing goes to :8086 then). */
+  const looksForCounts = (t: WowzaTarget) => t.connectionCountsAuto === true && runtime.collectors.connectioncounts.enabled;
   const noteCounts = (name: string, url: string | undefined) => {
     const before = detectedCounts.get(name);
     detectedCounts.set(name, url ?? null);
@@ -307,7 +313,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   // Every 10 minutes, servers whose provider did not answer are asked again; one that answers is polled anew with it.
   const countsRetry = setInterval(() => {
     void (async () => {
-      const waiting = runtime.servers.filter((t) => t.connectionCountsAuto && detectedCounts.get(t.name) === null);
+      const waiting = runtime.servers.filter((t) => looksForCounts(t) && detectedCounts.get(t.name) === null);
       const found = await Promise.all(waiting.map(async (t) => [t.name, await detectConnectionCounts(t)] as const));
       let changed = false;
       for (const [name, url] of found) {
@@ -496,6 +502,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   // listens or polls.
   await startShipping();
   let http;
+  const maxConnections = runtime.config.web.max_connections ?? defaultMaxConnections();
   try {
     http = await startExporterServer({
       listen: runtime.config.web.systemd_socket ? systemdSockets().map((fd) => ({ fd })) : listenAddresses(runtime.config).map((address) => ({ address })),
@@ -506,6 +513,10 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       // the pod in a loop. They say "OK" or "ready" and nothing else; TLS and client certificates still apply.
       open: HEALTH_PATHS,
       links,
+      // DNS rebinding: with the lifecycle API on, a state-changing /-/ request must name the exporter in its Host.
+      ...(runtime.config.web.enable_lifecycle ? { lifecycleHosts: runtime.config.web.allowed_hosts } : {}),
+      maxConnections,
+      onConnectionShed: connectionCapMetrics(self.registry, maxConnections),
     });
   } catch (err) {
     await stopShipping();

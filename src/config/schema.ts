@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ExpectedStreamsSchema } from './expected-streams.js';
 import { LogsConfigSchema } from '../logs/config.js';
@@ -84,6 +85,11 @@ const ListenAddress = z.string().superRefine((v, ctx) => {
   } catch (err) {
     ctx.addIssue({ code: 'custom', message: (err as Error).message });
   }
+});
+
+/** A host name or IP address, as a Host header names it (no scheme, port or path). */
+const HostName = z.string().refine((v) => /^(?=.{1,253}$)[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$/.test(v) || isIP(v.replace(/^\[(.*)\]$/, '$1')) !== 0, {
+  error: (i) => `not a host name or IP address: ${JSON.stringify(String(i.input).slice(0, 100))} (no scheme, port or path, e.g. exporter.example.com)`,
 });
 
 /** Paths the exporter serves itself: the metrics cannot move onto one of them. */
@@ -173,8 +179,18 @@ export const ConfigSchema = z.strictObject({
        * a request a browser sends cross-site is refused.
        */
       enable_lifecycle: z.boolean().default(false),
+      /**
+       * With the lifecycle API on, a POST /-/reload is taken only when its Host header names the exporter: a listen
+       * address, localhost (127.0.0.1, [::1]), or one of these names (DNS rebinding). Any port.
+       */
+      allowed_hosts: z.array(HostName).default([]),
+      /**
+       * Inbound connections at most, over all listen addresses. Beyond it the longest-idle connection is closed to
+       * make room (health checks still get in). Default: half the open-file limit, from 16 to 1024.
+       */
+      max_connections: z.number().int().min(1).optional(),
     })
-    .default({ listen_address: ':9935', telemetry_path: '/metrics', systemd_socket: false, enable_lifecycle: false }),
+    .default({ listen_address: ':9935', telemetry_path: '/metrics', systemd_socket: false, enable_lifecycle: false, allowed_hosts: [] }),
   poll: z
     .strictObject({
       interval: Duration.default(15_000),
@@ -213,6 +229,11 @@ export const ConfigSchema = z.strictObject({
         .default({ mode: 'label', suffix_pattern: '^(?:\\d{3,4}p\\d*|\\d+k|source|audio|aac|mp3)$' }),
       /** Streams beyond this per server are dropped (counted in wowza_exporter_streams_dropped). */
       max_streams_per_server: z.number().int().min(1).default(5000),
+      /**
+       * Series of one server beyond this, over all its collectors, are left out (counted in
+       * wowza_exporter_series_dropped): whatever a server sends, its share of a scrape is bounded.
+       */
+      max_series_per_server: z.number().int().min(1).default(100_000),
     })
     .default({
       vhosts: {},
@@ -220,6 +241,7 @@ export const ConfigSchema = z.strictObject({
       streams: {},
       renditions: { mode: 'label', suffix_pattern: '^(?:\\d{3,4}p\\d*|\\d+k|source|audio|aac|mp3)$' },
       max_streams_per_server: 5000,
+      max_series_per_server: 100_000,
     }),
   /** Credentials and target allow-lists for /probe. */
   modules: z.record(z.string().min(1), ModuleSchema).default({}),

@@ -136,6 +136,8 @@ const CASES: Case[] = [
   c('web.telemetry_path', { web: { telemetry_path: 'metrics' } }, 'web.telemetry_path', /starts with \//),
   c('web.telemetry_path', { web: { telemetry_path: '/-/healthy' } }, 'web.telemetry_path', /exporter's own paths/),
   c('web.systemd_socket', { web: { systemd_socket: 'yes' } }, 'web.systemd_socket', /boolean/),
+  c('web.allowed_hosts', { web: { allowed_hosts: ['http://exporter.example:9935'] } }, 'web.allowed_hosts', /not a host name or IP address/),
+  c('web.max_connections', { web: { max_connections: 0 } }, 'web.max_connections'),
 
   c('poll', { poll: 15 }, 'poll', /object/),
   c('poll.interval', { poll: { interval: '15 seconds' } }, 'poll.interval', /invalid duration/),
@@ -168,6 +170,7 @@ const CASES: Case[] = [
   c('discovery.renditions.mode', { discovery: { renditions: { mode: 'merge' } } }, 'discovery.renditions.mode', /label|drop|stream/),
   c('discovery.renditions.suffix_pattern', { discovery: { renditions: { suffix_pattern: '(' } } }, 'discovery.renditions.suffix_pattern', /regular expression/),
   c('discovery.max_streams_per_server', { discovery: { max_streams_per_server: 0 } }, 'discovery.max_streams_per_server'),
+  c('discovery.max_series_per_server', { discovery: { max_series_per_server: 0 } }, 'discovery.max_series_per_server'),
 
   c('modules', { modules: ['default'] }, 'modules'),
   c('modules.<key>', { modules: { default: 'admin' } }, 'modules.default', /object/),
@@ -281,6 +284,7 @@ const CASES: Case[] = [
   c('logs.retry.max_backoff', logs({ retry: { max_backoff: 'x' } }), 'logs.retry.max_backoff', /invalid duration/),
   c('logs.retry.max_retries', logs({ retry: { max_retries: -1 } }), 'logs.retry.max_retries'),
   c('logs.queue_lines', logs({ queue_lines: 0 }), 'logs.queue_lines'),
+  c('logs.max_queue_bytes', logs({ max_queue_bytes: 'plenty' }), 'logs.max_queue_bytes', /invalid size/),
   c('logs.parse_threads', logs({ parse_threads: 17 }), 'logs.parse_threads'),
   c('logs.dead_letter_file', logs({ dead_letter_file: '' }), 'logs.dead_letter_file'),
   c('logs.dead_letter_file', logs({ dead_letter_file: A_DIRECTORY }), 'logs.dead_letter_file', /is a directory/),
