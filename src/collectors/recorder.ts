@@ -1,6 +1,7 @@
 import { M } from '../metrics/definitions.js';
 import { labelValueTooLong } from '../metrics/label-bounds.js';
 import type { MetricSet } from '../metrics/metric-set.js';
+import { recorderStartSeconds } from '../wowza/recorder-time.js';
 import { StreamRecorder } from '../wowza/schemas.js';
 import type { Collector, PollContext } from './collector.js';
 import { readEach } from './current-stats.js';
@@ -12,17 +13,20 @@ export const KNOWN_RECORDER_STATES = ['Recording in progress', 'Waiting for stre
 /** `Recording in progress`, and whatever else Wowza may word as recording. */
 const isRecording = (state: string | null | undefined) => /^recording\b/i.test((state ?? '').trim());
 
-/**
- * The recording start time: not documented beyond "string" (StreamRecorderConfig); ISO 8601 and RFC 2822 dates are
- * read, an empty string means not recording, anything else is left out and counted as unreadable.
- */
+/** The recording start time (recorder-time.ts); empty while not recording, anything unreadable left out and counted. */
 function startSeconds(value: string | null | undefined, out: MetricSet): number | undefined {
   const text = (value ?? '').trim();
   if (text === '') return undefined;
-  const ms = Date.parse(text);
-  if (Number.isFinite(ms)) return ms / 1000;
+  const seconds = recorderStartSeconds(text);
+  if (seconds !== undefined) return seconds;
   out.drop('recordingStartTime', 'unreadable');
   return undefined;
+}
+
+/** A known state in whatever case the server wrote it (a real 4.7 server: `Recording in Progress`) reads as the known one. */
+function knownCase(state: string | null | undefined): string | null | undefined {
+  const lower = (state ?? '').trim().toLowerCase();
+  return KNOWN_RECORDER_STATES.find((k) => k.toLowerCase() === lower) ?? state;
 }
 
 /** One recorder's series; a recorder that does not read as StreamRecorderConfig is left out and counted. */
@@ -39,7 +43,7 @@ function addRecorder(ctx: PollContext, out: MetricSet, where: InstanceRef, raw: 
     return;
   }
   const labels = { server: ctx.server, vhost: where.vhost, application: where.app, app_instance: where.instance.name, recorder: r.recorderName };
-  const state = ctx.vocabulary('recorderState', KNOWN_RECORDER_STATES).label(r.recorderState);
+  const state = ctx.vocabulary('recorderState', KNOWN_RECORDER_STATES).label(knownCase(r.recorderState));
   if (!state.isKnown) out.unknown('recorderState', state.value);
   out.add(M.recorderRecording, labels, isRecording(r.recorderState) ? 1 : 0);
   const facts = ctx.vocabulary('fileFormat', ['MP4', 'FLV']).label(r.fileFormat || 'MP4');

@@ -69,3 +69,35 @@ describe('recorder collector', () => {
     expect([...(out.unknowns.get('recorderState') ?? new Map()).keys()]).toHaveLength(21);
   });
 });
+
+describe('the recorder fields a real server writes (issue 38)', () => {
+  it("recordingStartTime in Wowza's yyyy-MM-dd-HH.mm.ss.SSS-zzz, and the state in the server's case", async () => {
+    // Verbatim from a real 4.7 server's streamrecorders answer (test/fixtures/real-world, wowza-api.md).
+    const real = { ...recorder('r1', 'Recording in Progress'), recordingStartTime: '2019-06-07-18.15.28.934-+08:00' };
+    const { ctx } = context({ instances: [instance('a', [real])] }, async () => ({}));
+    const out = new MetricSet();
+    await recorderCollector.poll(ctx, out);
+    expect(out.samples('wowza_stream_recorder_start_timestamp_seconds')[0]!.value).toBe(Date.parse('2019-06-07T18:15:28.934+08:00') / 1000);
+    expect(out.samples('wowza_stream_recorder_recording')[0]!.value).toBe(1);
+    expect(out.samples('wowza_stream_recorder_info')[0]!.labels.state).toBe('Recording in progress');
+    expect([...out.drops.keys()]).toEqual([]);
+    expect(out.unknowns.size).toBe(0);
+  });
+});
+
+describe('recorderStartSeconds', () => {
+  it('reads the zone forms of Java z, and refuses to guess', async () => {
+    const { recorderStartSeconds } = await import('../../src/wowza/recorder-time.js');
+    const at = (iso: string) => Date.parse(iso) / 1000;
+    expect(recorderStartSeconds('2019-06-07-18.15.28.934-+08:00')).toBe(at('2019-06-07T18:15:28.934+08:00'));
+    expect(recorderStartSeconds('2019-06-07-18.15.28.934-GMT-05:30')).toBe(at('2019-06-07T18:15:28.934-05:30'));
+    expect(recorderStartSeconds('2019-06-07-18.15.28.934-UTC')).toBe(at('2019-06-07T18:15:28.934Z'));
+    expect(recorderStartSeconds('2019-01-07-18.15.28.934-PST')).toBe(at('2019-01-07T18:15:28.934-08:00'));
+    expect(recorderStartSeconds('2025-01-14T12:45:22.000Z')).toBe(at('2025-01-14T12:45:22.000Z'));
+    // CST is China or US Central; a time without a zone is anybody's local time; nonsense is nonsense.
+    expect(recorderStartSeconds('2019-06-07-18.15.28.934-CST')).toBeUndefined();
+    expect(recorderStartSeconds('2019-06-07 18:15:28')).toBeUndefined();
+    expect(recorderStartSeconds('2019-13-07-18.15.28.934-UTC')).toBeUndefined();
+    expect(recorderStartSeconds('yesterday')).toBeUndefined();
+  });
+});
