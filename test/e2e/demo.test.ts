@@ -1,8 +1,17 @@
-import { spawn } from 'node:child_process';
+import { execSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/exporter-process.js';
 import { waitFor } from '../helpers/ports.js';
+
+function hasCurl(): boolean {
+  try {
+    execSync('curl --version', { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('demo', () => {
   it('starts simulator, exporter and log follower, prints where to look, and stops cleanly on Ctrl-C', async () => {
@@ -28,6 +37,15 @@ describe('demo', () => {
       const text = await (await fetch(metricsUrl)).text();
       expect(text).toContain('wowza_up{server="demo"} 1');
       expect(text).toMatch(/^wowza_stream_connected\{/m);
+      // A default install's layout: REST on Basic, the viewers from connectioncounts on Digest.
+      await waitFor('the connectioncounts collector', async () => ((await (await fetch(metricsUrl)).text()).includes('wowza_exporter_collector_success{server="demo",collector="connectioncounts"} 1') ? true : undefined), 15_000);
+      // The curl lines it prints work as printed.
+      const curls = [...out.matchAll(/^ {2}(curl -u .*|curl --digest .*)$/gm)].map((m) => m[1]!);
+      expect(curls).toHaveLength(2);
+      if (hasCurl()) {
+        expect(JSON.parse(execSync(`${curls[0]} -sS --noproxy '*'`).toString())).toHaveProperty('serverVersion');
+        expect(execSync(`${curls[1]} -sS --noproxy '*'`).toString()).toMatch(/<WowzaStreamingEngine>[\s\S]*<Stream vhostName=/);
+      }
       await waitFor('shipped log records', () => {
         try {
           const lines = readFileSync(logFile, 'utf8').trim().split('\n');
