@@ -31,7 +31,8 @@ import {
   ServerStatus,
   VHostList,
 } from './schemas.js';
-import { BodyTooLargeError, ByteBudget, createAgent, exchange, TooDeepError, type TlsSettings } from './transport.js';
+import { BodyTooLargeError, ByteBudget, createAgent, exchange, JsonDepthGuard, RefusedBodyError, type TlsSettings } from './transport.js';
+import { XmlGuard } from './xml-guard.js';
 
 export interface WowzaTarget {
   /** Configured server name: the `server` label. */
@@ -56,6 +57,8 @@ export interface WowzaTarget {
   labels?: Readonly<Record<string, string>>;
   /** Streams that must always be live: exported as wowza_stream_expected whatever the server says. */
   expectedStreams?: readonly ExpectedStream[];
+  /** Zone of its log lines without a `tz` column, over the one their file's header names (servers[].log_time_zone). */
+  logTimeZone?: string;
 }
 
 /** Called once per HTTP request sent (retries included); `code` is the status or an error kind. */
@@ -170,10 +173,14 @@ export class WowzaClient {
     const raw = await this.send('GET', url, site, signal, undefined, 'text/xml');
     // The XML parser is loaded with the first document: most servers have no connectioncounts provider.
     const { parseConnectionCounts } = await import('./connection-counts.js');
+    const maxBytes = this.maxBytesFor(site.endpoint);
     try {
-      return parseConnectionCounts(raw.body.toString('utf8'));
+      return await parseConnectionCounts(raw.body, { signal, maxBytes });
     } catch (err) {
-      throw new WowzaUnparsableError(site, (err as Error).message);
+      // The poll's deadline, or a shutdown, stopped the parse between two of its slices.
+      if (signal?.aborted) throw isTimeout(signal.reason) ? new WowzaTimeoutError(site, this.target.timeoutMs, 'before the poll deadline (its document was still being read)') : new WowzaAbortedError(site, 'while its document was read');
+      if ((err as { tooLarge?: unknown }).tooLarge === true) throw new WowzaTooLargeError(site, maxBytes);
+      throw new WowzaUnparsableError(site, scrubCredentials((err as Error).message, this.target)!);
     }
   }
 
@@ -202,7 +209,7 @@ export class WowzaClient {
     const site: CallSite = { server: this.target.name, endpoint, url: redactUrl(url.toString()) };
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const raw = await this.send(method, url, site, opts.signal, body);
-    return parseBody(raw.body, raw.contentType, schema, site);
+    return parseBody(raw.body, raw.contentType, schema, site, this.target);
   }
 
   /** The body cap of one endpoint: its own where it has one, never above max_response_size. */
@@ -291,8 +298,9 @@ export class WowzaClient {
           signal: deadline.signal,
           maxBytes: this.maxBytesFor(site.endpoint),
           budget: this.budget,
-          // JSON answers are refused at the first bytes that nest too deep; XML (connectioncounts) is read as a stream.
-          ...(accept === 'application/json' ? { maxDepth: MAX_JSON_DEPTH } : {}),
+          // Refused at the first bytes past a cap: JSON nested too deep (any answer: error bodies are parsed too), a
+          // connectioncounts document past the XML caps (a 2xx only: a proxy's error page is not the document).
+          guard: (status) => (accept === 'application/json' ? new JsonDepthGuard(MAX_JSON_DEPTH) : status >= 200 && status < 300 ? new XmlGuard() : undefined),
         });
       } catch (err) {
         const failure = this.classify(err, site, deadline, signal);
@@ -321,7 +329,7 @@ export class WowzaClient {
 
   private classify(err: unknown, site: CallSite, deadline: RequestDeadline, caller?: AbortSignal): WowzaError {
     if (err instanceof WowzaError) return err;
-    if (err instanceof TooDeepError) return new WowzaUnparsableError(site, err.message);
+    if (err instanceof RefusedBodyError) return new WowzaUnparsableError(site, err.message);
     if (err instanceof BodyTooLargeError) {
       return err.budgetBytes === undefined ? new WowzaTooLargeError(site, this.maxBytesFor(site.endpoint)) : new WowzaTooLargeError(site, err.budgetBytes, 'answers in flight');
     }
@@ -411,7 +419,8 @@ function errorMessage(body: Buffer): string | undefined {
   return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 
-function parseBody<S extends z.ZodType>(body: Buffer, contentType: string, schema: S, site: CallSite): z.infer<S> {
+/** A 2xx body is as untrusted as an error page: what it quotes of itself in an error is scrubbed the same way. */
+function parseBody<S extends z.ZodType>(body: Buffer, contentType: string, schema: S, site: CallSite, t: WowzaTarget): z.infer<S> {
   const text = body.toString('utf8');
   const head = text.trimStart().slice(0, 1);
   if (head === '<' || /xml|html/i.test(contentType)) {
@@ -423,7 +432,9 @@ function parseBody<S extends z.ZodType>(body: Buffer, contentType: string, schem
   try {
     json = JSON.parse(text);
   } catch {
-    throw new WowzaUnparsableError(site, `invalid JSON (${text.length} bytes, starting ${JSON.stringify(text.slice(0, 40))})`);
+    // Scrubbed whole, then cut: a cut first could leave the start of a secret that no longer matches.
+    const start = scrubCredentials(text.slice(0, 4096), t)!.slice(0, 40);
+    throw new WowzaUnparsableError(site, `invalid JSON (${text.length} bytes, starting ${JSON.stringify(start)})`);
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {

@@ -41,15 +41,25 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** Reads a body's bytes as they stream in, and says why the body is refused as soon as it can tell. */
+export interface BodyGuard {
+  /** Reads more bytes; the reason the body is refused, once it is. */
+  refuse(bytes: Uint8Array): string | undefined;
+}
+
 /**
  * Counts how deep JSON arrays and objects nest while the bytes stream in (strings skipped), so that an answer nested
  * deeper than any API answer is refused at its first bytes, before it is buffered or parsed.
  */
-export class JsonDepthGuard {
+export class JsonDepthGuard implements BodyGuard {
   private depth = 0;
   private inString = false;
   private escaped = false;
   constructor(readonly limit: number) {}
+
+  refuse(bytes: Uint8Array): string | undefined {
+    return this.exceeded(bytes) ? `JSON nested deeper than ${this.limit} levels (too deep to be an API answer)` : undefined;
+  }
 
   /** Reads more bytes; true once the nesting went past the limit. */
   exceeded(bytes: Uint8Array): boolean {
@@ -68,12 +78,8 @@ export class JsonDepthGuard {
   }
 }
 
-/** The body nests JSON deeper than the guard's limit: refused while it streamed in. */
-export class TooDeepError extends Error {
-  constructor(readonly limit: number) {
-    super(`JSON nested deeper than ${limit} levels (too deep to be an API answer)`);
-  }
-}
+/** The body was refused by its guard while it streamed in (nested too deep, a name too long...): the message says why. */
+export class RefusedBodyError extends Error {}
 
 /**
  * Bytes of response bodies one server's requests may hold at once. Each request is capped on its own, but many in
@@ -102,7 +108,16 @@ export class ByteBudget {
 export async function exchange(
   dispatcher: Dispatcher,
   url: URL,
-  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal; maxBytes: number; budget?: ByteBudget; maxDepth?: number },
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    body?: string;
+    signal: AbortSignal;
+    maxBytes: number;
+    budget?: ByteBudget;
+    /** The guard of a body of this status, if any: XML caps apply to documents, not to a proxy's error page. */
+    guard?: (status: number) => BodyGuard | undefined;
+  },
 ): Promise<RawResponse> {
   const res = await request(url, {
     dispatcher,
@@ -113,10 +128,12 @@ export async function exchange(
   });
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > init.maxBytes) {
+    // undici emits the abort as an 'error' on the body: unheard, it would be an uncaught exception.
+    res.body.on('error', () => undefined);
     res.body.destroy();
     throw new BodyTooLargeError();
   }
-  const body = await readCapped(res.body, init.maxBytes, init.budget, init.maxDepth === undefined ? undefined : new JsonDepthGuard(init.maxDepth));
+  const body = await readCapped(res.body, init.maxBytes, init.budget, init.guard?.(res.statusCode));
   const ct = res.headers['content-type'];
   return {
     status: res.statusCode,
@@ -130,7 +147,7 @@ export async function exchange(
  * The whole body, refused as soon as it grows past `maxBytes`. Plain stream events rather than an async
  * iterator: a poll reads thousands of small bodies, and the iterator's promise per chunk is measurable.
  */
-function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, budget?: ByteBudget, guard?: JsonDepthGuard): Promise<Buffer> {
+function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, budget?: ByteBudget, guard?: BodyGuard): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -151,8 +168,9 @@ function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, bud
         body.destroy();
         return;
       }
-      if (guard?.exceeded(chunk)) {
-        settle(new TooDeepError(guard.limit));
+      const refused = guard?.refuse(chunk);
+      if (refused) {
+        settle(new RefusedBodyError(refused));
         body.destroy();
         return;
       }
