@@ -424,6 +424,7 @@ function toTarget(s: ServerConfig, name: string, field: string, timeoutMs: numbe
     connections: connectionsFor(config),
     ...(s.connectioncounts_url === 'off' ? {} : s.connectioncounts_url ? { connectionCountsUrl: s.connectioncounts_url } : { connectionCountsAuto: true }),
     ...(s.expected_streams?.length ? { expectedStreams: s.expected_streams } : {}),
+    ...(s.log_time_zone ? { logTimeZone: s.log_time_zone } : {}),
   };
 }
 

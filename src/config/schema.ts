@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ExpectedStreamsSchema } from './expected-streams.js';
 import { LogsConfigSchema } from '../logs/config.js';
+import { isKnownZone } from '../logs/timestamp.js';
 import { redactUrl } from '../wowza/redact.js';
 import { parseDuration } from './duration.js';
 import { parseListenAddress } from './listen-address.js';
@@ -107,6 +108,11 @@ export const ServerSchema = z.strictObject({
   connectioncounts_url: z.union([z.literal('off'), httpUrl('http://127.0.0.1:8086/connectioncounts', 'the server\'s username and password_file are used')]).optional(),
   /** Streams that must always be live (`application/stream`): wowza_stream_expected, and an alert when one is not. */
   expected_streams: ExpectedStreamsSchema.optional(),
+  /**
+   * Zone of this server's log lines that have no `tz` column (error and stats logs), e.g. `Asia/Kolkata`: overrides
+   * the zone the file's `#Start-Date` header names. Unset: the header's zone, else logs.time_zone.
+   */
+  log_time_zone: z.string().refine(isKnownZone, { message: 'unknown time zone: use a region like Asia/Kolkata, UTC, or an offset like +05:30' }).optional(),
   ...Connection,
 });
 

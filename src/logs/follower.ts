@@ -15,6 +15,8 @@ export interface FollowedLine {
 export interface DeferredLine {
   kind: 'deferred';
   fields: string | undefined;
+  /** The zone of the line's time when it has no `tz` column (the file header's, or the configured one). */
+  zone: string;
 }
 
 /** What one read produced, with the position reading continues at once these lines are delivered. */
@@ -151,6 +153,7 @@ function checkedSource(source: LogSource): LogSource {
   };
   return {
     server: source.server,
+    ...(source.timeZone !== undefined ? { timeZone: source.timeZone } : {}),
     listLogTypes: () => source.listLogTypes(),
     listLogFiles: (order, signal) => source.listLogFiles(order, signal),
     readLog: async (logType, q, signal) => check(await source.readLog(logType, q, signal), `{S}/logs/${logType}`),
@@ -215,7 +218,7 @@ export class LogFollower {
     this.source = checkedSource(options.source);
     this.logType = options.logType;
     this.logger = options.logger ?? silentLogger();
-    this.parser = new W3cLogParser({ defaultTimeZone: options.timeZone });
+    this.parser = this.newParser();
     this.lineCount = Math.max(1, Math.floor(options.lineCount ?? 1000));
     this.pageLines = this.lineCount;
     this.intervalMs = options.followIntervalMs ?? 2000;
@@ -298,14 +301,23 @@ export class LogFollower {
     return this.options.deliver({ server: this.source.server, logType: this.logType, ...chunk }, signal);
   }
 
+  /** A parser for one file: lines without `tz` in the server's configured zone, else its header's, else the default. */
+  private newParser(): W3cLogParser {
+    return new W3cLogParser({
+      ...(this.options.timeZone !== undefined ? { defaultTimeZone: this.options.timeZone } : {}),
+      ...(this.source.timeZone !== undefined ? { timeZone: this.source.timeZone } : {}),
+    });
+  }
+
   private parsePage(parser: W3cLogParser, page: LogPage): FollowedLine[] {
+    if (page.logStartDate) parser.noteStartDate(page.logStartDate);
     // A header seen in the stream is the truth; the page's logFields only fills in when none was seen
     // (pages read from an offset, or with noHeader / noColumnHeadings).
     if (!parser.fields && page.logFields) parser.setFields(page.logFields);
     if (!this.options.deferRecords) return page.lines.map((text) => ({ text, parsed: parser.parseLine(text) }));
     return page.lines.map((text) => {
       if (text.startsWith('#') || isBlank(text)) return { text, parsed: parser.parseLine(text) };
-      return { text, parsed: { kind: 'deferred', fields: parser.fields } };
+      return { text, parsed: { kind: 'deferred', fields: parser.fields, zone: parser.lineZone } };
     });
   }
 
@@ -576,7 +588,7 @@ export class LogFollower {
       let before = id.head ?? old.prevHead;
       for (const later of rolled.slice(0, at).reverse()) {
         this.logger.info({ file: later.file.id }, 'reading a whole rolled file that was rotated out while not followed');
-        await this.drainFile(later.file, 0, new W3cLogParser({ defaultTimeZone: this.options.timeZone }), signal, later.id, before);
+        await this.drainFile(later.file, 0, this.newParser(), signal, later.id, before);
         before = later.id.head ?? before;
       }
       return rolled.slice(0, at + 1).find((r) => r.id.head !== undefined)?.id.head;

@@ -30,6 +30,8 @@ export interface LineSegment {
   logType: string;
   /** The `#Fields` in force, space-separated; undefined when no header is known yet. */
   fields: string | undefined;
+  /** Zone of lines without a `tz` column, as the follower found it (the file header's); default settings.timeZone. */
+  zone?: string;
   lines: string[];
 }
 
@@ -97,12 +99,12 @@ export class LineEncoder {
     this.passesAll = passesAll(settings.filters ?? {});
   }
 
-  private parserFor(fields: string | undefined): W3cLogParser {
-    const key = fields ?? '';
+  private parserFor(fields: string | undefined, zone: string | undefined): W3cLogParser {
+    const key = `${zone ?? ''}\u0000${fields ?? ''}`;
     let parser = this.parsers.get(key);
     if (!parser) {
       if (this.parsers.size >= 100) this.parsers.clear(); // layouts come and go with rotations; keep it bounded
-      parser = new W3cLogParser({ defaultTimeZone: this.settings.timeZone, ...(fields !== undefined ? { fields } : {}) });
+      parser = new W3cLogParser({ defaultTimeZone: zone ?? this.settings.timeZone, ...(fields !== undefined ? { fields } : {}) });
       this.parsers.set(key, parser);
     }
     return parser;
@@ -128,7 +130,7 @@ export class LineEncoder {
   }
 
   encode(segment: LineSegment, parse?: (line: string) => ParsedLine): EncodedSegment {
-    const parser = this.parserFor(segment.fields);
+    const parser = this.parserFor(segment.fields, segment.zone);
     const { server, logType, lines } = segment;
     const loki = this.settings.lokiLines === true;
     const documents = this.settings.documents !== false;

@@ -293,8 +293,8 @@ function segmentsOf({ server, logType, lines }: FollowerChunk, encoders: Encoder
   let current: LineSegment | undefined;
   for (const { text, parsed } of lines) {
     if (parsed.kind !== 'deferred') continue;
-    if (!current || current.fields !== parsed.fields || current.lines.length >= size) {
-      current = { server, logType, fields: parsed.fields, lines: [] };
+    if (!current || current.fields !== parsed.fields || current.zone !== parsed.zone || current.lines.length >= size) {
+      current = { server, logType, fields: parsed.fields, zone: parsed.zone, lines: [] };
       segments.push(current);
     }
     current.lines.push(text);

@@ -43,6 +43,8 @@ export interface LogFileInfo {
 export interface LogSource {
   /** The configured server name used in labels and positions. */
   readonly server: string;
+  /** The zone of its lines without a `tz` column, when configured for this server: over the file header's. */
+  readonly timeZone?: string;
   listLogTypes(): Promise<string[]>;
   readLog(logType: string, q: LogQuery, signal?: AbortSignal): Promise<LogPage>;
   listLogFiles(order: 'newestFirst' | 'oldestFirst', signal?: AbortSignal): Promise<LogFileInfo[]>;

@@ -1,4 +1,4 @@
-import { TimestampConverter, type TimestampResult } from './timestamp.js';
+import { isKnownZone, TimestampConverter, type TimestampResult } from './timestamp.js';
 import type { Utf8Writer } from '../utf8-builder.js';
 
 /** A field value: numbers for byte/size/duration/port columns, null for `-`, else the text as written. */
@@ -180,8 +180,10 @@ export function quotedRecordJson(record: LogRecord): string {
 }
 
 export interface W3cParserOptions {
-  /** Zone of lines without a `tz` column (error and stats logs). Default `UTC`. */
+  /** Zone of lines without a `tz` column (error and stats logs) while no file header names one. Default `UTC`. */
   defaultTimeZone?: string;
+  /** Zone of lines without a `tz` column whatever the header says (the server's `log_time_zone`). */
+  timeZone?: string;
   /** Column names in force before any header line is seen (e.g. remembered from an earlier read). */
   fields?: string | string[];
 }
@@ -192,12 +194,27 @@ export interface W3cParserOptions {
  */
 export class W3cLogParser {
   private layout: Layout | undefined;
-  private readonly defaultZone: string;
+  /**
+   * The zone of lines without a `tz` column (error and stats logs). Their times are the server's local time, and the
+   * file's `#Start-Date` header names its zone (`#Start-Date: 2017-11-20 14:29:17 IST`, a real 4.7.1 server): the
+   * configured server zone first, then the header's, then the default.
+   */
+  private readonly zones: ZoneChoice;
   private readonly timestamps = new TimestampConverter();
 
   constructor(options: W3cParserOptions = {}) {
-    this.defaultZone = options.defaultTimeZone ?? 'UTC';
+    this.zones = new ZoneChoice(options.defaultTimeZone ?? 'UTC', options.timeZone);
     if (options.fields !== undefined) this.setFields(options.fields);
+  }
+
+  /** The zone lines without a `tz` column are read in now. */
+  get lineZone(): string {
+    return this.zones.zone;
+  }
+
+  /** The file's start date as the API tells it (`logStartDate`): its zone counts until a header line names one. */
+  noteStartDate(text: string): void {
+    this.zones.fromStartDate(text, false);
   }
 
   /** The `#Fields` in force, space-separated, or undefined before any is known. */
@@ -218,7 +235,7 @@ export class W3cLogParser {
   lineWriter(): LineWriter | undefined {
     const layout = this.layout;
     if (!layout?.build || layout.fields.includes('server') || layout.fields.includes('log_type')) return undefined;
-    return (layout.writer ??= new LineWriter(layout, this.defaultZone, this.timestamps));
+    return (layout.writer ??= new LineWriter(layout, this.zones, this.timestamps));
   }
 
   /** Forgets the columns (a new file starts with its own header). */
@@ -233,7 +250,9 @@ export class W3cLogParser {
       const colon = text.indexOf(':');
       const name = (colon < 0 ? text.slice(1) : text.slice(1, colon)).trim();
       const value = colon < 0 ? '' : text.slice(colon + 1).trim();
-      if (name.toLowerCase() === 'fields') this.setFields(value);
+      const lower = name.toLowerCase();
+      if (lower === 'fields') this.setFields(value);
+      else if (lower === 'start-date') this.zones.fromStartDate(value, true);
       return { kind: 'header', name, value };
     }
     const layout = this.layout;
@@ -259,7 +278,7 @@ export class W3cLogParser {
   /** The line's time. */
   private timestampOf(layout: Layout, values: readonly string[]): TimestampResult {
     const tzText = layout.tz >= 0 ? values[layout.tz]! : '-';
-    const zone = tzText === '-' || tzText === '' ? this.defaultZone : tzText;
+    const zone = tzText === '-' || tzText === '' ? this.zones.zone : tzText;
     const date = values[layout.date]!;
     const time = values[layout.time]!;
     return this.timestamps.convert(date, time, zone);
@@ -287,6 +306,33 @@ export class W3cLogParser {
     }
     if (error !== undefined) record.parse_error = error;
     return timeMs === undefined ? { kind: 'record', record } : { kind: 'record', record, timeMs };
+  }
+}
+
+/** Which zone lines without a `tz` column are in: the configured server zone, else the file header's, else the default. */
+class ZoneChoice {
+  private header: string | undefined;
+  private fromHeaderLine = false;
+  zone: string;
+
+  constructor(
+    private readonly fallback: string,
+    private readonly configured: string | undefined,
+  ) {
+    this.zone = configured ?? fallback;
+  }
+
+  /**
+   * Takes the zone a start date ends with (`2017-11-20 14:29:17 IST`), when it is one the converter knows. A header
+   * line in the stream is the truth (a restart mid-file writes a new one); the API's `logStartDate` only fills in.
+   */
+  fromStartDate(text: string, headerLine: boolean): void {
+    if (!headerLine && this.fromHeaderLine) return;
+    const zone = /\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?\s+(\S+)\s*$/.exec(text)?.[1];
+    if (zone === undefined || !isKnownZone(zone)) return;
+    this.header = zone;
+    this.fromHeaderLine ||= headerLine;
+    this.zone = this.configured ?? this.header ?? this.fallback;
   }
 }
 
@@ -364,7 +410,7 @@ export class LineWriter {
 
   constructor(
     layout: Omit<Layout, 'build' | 'writer'>,
-    private readonly defaultZone: string,
+    private readonly zones: ZoneChoice,
     private readonly timestamps: TimestampConverter,
   ) {
     const { fields } = layout;
@@ -449,7 +495,7 @@ export class LineWriter {
     this.text = line;
     if (this.withTime) {
       const tz = this.tz >= 0 ? this.value(this.tz) : '-';
-      const zone = tz === '-' || tz === '' ? this.defaultZone : tz;
+      const zone = tz === '-' || tz === '' ? this.zones.zone : tz;
       const ts = this.timestamps.convert(this.value(this.date), this.value(this.time), zone);
       if (!ts.ok) return false; // the generic record says why
       this.iso = ts.iso;

@@ -24,6 +24,10 @@ export class WowzaLogSource implements LogSource {
     return this.client.name;
   }
 
+  get timeZone(): string | undefined {
+    return this.client.target.logTimeZone;
+  }
+
   listLogTypes(): Promise<string[]> {
     return this.client.logTypes();
   }

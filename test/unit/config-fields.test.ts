@@ -119,6 +119,7 @@ const CASES: Case[] = [
   c('servers[].expected_streams', server({ expected_streams: 'live/cam1' }), 'servers[0].expected_streams', /array/),
   c('servers[].expected_streams', server({ expected_streams: ['cam1'] }), 'servers[0].expected_streams[0]', /application\/stream/),
   c('servers[].expected_streams', server({ expected_streams: ['live//cam1'] }), 'servers[0].expected_streams[0]', /application\/stream/),
+  c('servers[].log_time_zone', server({ log_time_zone: 'Mars/Olympus' }), 'servers[0].log_time_zone', /unknown time zone/),
   c('servers[].expected_streams', server({ expected_streams: ['live/cam1', 'live/_definst_/cam1'] }), 'servers[0].expected_streams[1]', /listed twice/),
   c('servers[].tls', server({ tls: true }), 'servers[0].tls', /object/),
   c('servers[].tls.ca_file', server({ tls: { ca_file: MISSING } }), 'servers[0].tls.ca_file', /cannot read .*ENOENT/),
