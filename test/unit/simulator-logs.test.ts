@@ -76,7 +76,7 @@ describe('simulator log files', () => {
   it('carry W3C headers and the access and error field orders', () => {
     const access = sim.logs.bytes(ACCESS).toString('utf8').split('\n');
     expect(access[0]).toBe('#Version: 1.0');
-    expect(access[1]).toMatch(/^#Start-Date: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+    expect(access[1]).toMatch(/^#Start-Date: \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} IST$/);
     expect(access[2]).toBe('#Software: Wowza Streaming Engine 4.9.4 build20250114124522');
     expect(access[3]).toMatch(/^#Date: \d{4}-\d{2}-\d{2}$/);
     expect(access[4]).toBe('#Fields: ' + ACCESS_FIELDS.join('\t'));
@@ -103,7 +103,7 @@ describe('simulator log files', () => {
     const events = new Set(lines.map((v) => v[col('x-event')]));
     for (const e of ['connect', 'play', 'stop', 'publish', 'disconnect', 'comment', 'server-start', 'app-start']) expect(events).toContain(e);
     expect(lines.some((v) => /[\u0080-\u{10ffff}]/u.test(v[col('x-comment')]!))).toBe(true);
-    expect(lines.every((v) => /^\d{4}-\d{2}-\d{2}$/.test(v[0]!) && /^\d{2}:\d{2}:\d{2}$/.test(v[1]!) && v[2] === 'UTC')).toBe(true);
+    expect(lines.every((v) => /^\d{4}-\d{2}-\d{2}$/.test(v[0]!) && /^\d{2}:\d{2}:\d{2}$/.test(v[1]!) && v[2] === 'IST')).toBe(true);
   });
 
   it('append records by field name (missing fields are -) and raw lines', async () => {
@@ -133,7 +133,7 @@ describe('simulator log reads', () => {
       logFields: ACCESS_FIELDS.join('\t'),
       logVersion: '1.0',
       logSoftware: 'Wowza Streaming Engine 4.9.4 build20250114124522',
-      logStartDate: expect.stringMatching(/UTC$/),
+      logStartDate: expect.stringMatching(/ IST$/),
       logDate: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
       filterStr: '',
       searchStr: '',
@@ -252,8 +252,9 @@ describe('simulator log reads', () => {
         { date: '2020-01-02', time: '12:00:00', 'x-event': 'play', 'x-severity': 'INFO', 'x-comment': 'inside' },
         { date: '2020-01-03', time: '00:00:01', 'x-event': 'play', 'x-severity': 'INFO', 'x-comment': 'late' },
       ]);
-      const start = Date.UTC(2020, 0, 1, 0, 0, 1);
-      const end = Date.UTC(2020, 0, 3, 0, 0, 0);
+      // The lines' dates and times are the server's local time, IST (+05:30).
+      const start = Date.UTC(2020, 0, 1, 0, 0, 1) - 330 * 60_000;
+      const end = Date.UTC(2020, 0, 3, 0, 0, 0) - 330 * 60_000;
       const { body } = await read(`${S}/logs/${ACCESS}?lineCount=100000&filter=noHeader|noColumnHeadings&startDate=${start}&endDate=${end}`);
       expect(body.logLines.map((l: string) => l.split('\t')[8])).toEqual(['inside']);
       // The reference types the bounds as strings.
@@ -293,7 +294,7 @@ describe('simulator log rotation', () => {
       const after = (await read(`${S}/logs/${ACCESS}?startOffset=${before.endOffset}`)).body;
       expect(after.fileLength).toBeLessThan(before.endOffset);
       // One-second resolution, as on a real server: within the second of the last rotation it is the same date.
-      expect(after.logStartDate).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+      expect(after.logStartDate).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} IST$/);
       expect(after.logLines).toEqual([]);
       const missed = (await read(`${S}/logfiles/${rolled}?startOffset=${before.endOffset}`)).body;
       expect(missed.logLines).toHaveLength(3);
@@ -314,18 +315,20 @@ describe('simulator log rotation', () => {
     store.rotate(ACCESS);
     const dates = store.files().filter((f) => f.logType === ACCESS).map((f) => f.startDateMS);
     expect(dates).toEqual([now, now, now]);
-    expect(store.currentFile(ACCESS).header.startDate).toBe('2025-01-14 10:00:00 UTC');
+    // The server's local time, as a real server writes it: IST, +05:30.
+    expect(store.currentFile(ACCESS).header.startDate).toBe('2025-01-14 15:30:00 IST');
   });
 
-  it('rolls at a new UTC day and by size, keeping a bounded number of rolled files', () => {
-    let now = Date.UTC(2025, 0, 14, 23, 59, 0);
+  it('rolls at a new local day and by size, keeping a bounded number of rolled files', () => {
+    // Local midnight in IST (+05:30) is 18:30 UTC.
+    let now = Date.UTC(2025, 0, 14, 18, 29, 0);
     const store = new LogStore({ software: 'WSE', now: () => now, keepRolled: 2, maxFileBytes: 2048 });
     store.write(ACCESS, 'a line\n');
-    now = Date.UTC(2025, 0, 15, 0, 0, 5);
+    now = Date.UTC(2025, 0, 14, 18, 30, 5);
     store.write(ACCESS, 'next day\n');
     expect(store.files().map((f) => f.name)).toContain(`${ACCESS}.log.2025-01-14`);
     expect(store.currentFile(ACCESS).header.date).toBe('2025-01-15');
-    expect(store.currentFile(ACCESS).content().toString()).toMatch(/#Start-Date: 2025-01-15 00:00:05 UTC[\s\S]*next day\n$/);
+    expect(store.currentFile(ACCESS).content().toString()).toMatch(/#Start-Date: 2025-01-15 00:00:05 IST[\s\S]*next day\n$/);
     for (let i = 0; i < 100; i++) store.write(ACCESS, `${'x'.repeat(100)} ${i}\n`);
     const rolled = store.files().filter((f) => f.logType === ACCESS && !f.current);
     expect(rolled).toHaveLength(2);

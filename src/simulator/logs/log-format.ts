@@ -29,22 +29,37 @@ export function fieldsOf(type: LogType): readonly string[] {
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
-/** `2025-01-14` (UTC). */
+/**
+ * The simulated server's local zone. Real servers log in the machine's local time: the access log names the zone in
+ * its `tz` column, the error and stats logs have none and their `#Start-Date` header names it (a real 4.7.1 server:
+ * `#Start-Date: 2017-11-20 14:29:17 IST`, India, +05:30). The simulator does the same, so a client that reads those
+ * lines as UTC is five and a half hours off in every test.
+ */
+export const SERVER_ZONE = { name: 'IST', offsetMinutes: 330 } as const;
+
+const local = (ms: number) => new Date(ms + SERVER_ZONE.offsetMinutes * 60_000);
+
+/** `2025-01-14`, the server's local date. */
 export function logDate(ms: number): string {
-  const d = new Date(ms);
+  const d = local(ms);
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
 }
 
-/** `12:45:22` (UTC). */
+/** `12:45:22`, the server's local time. */
 export function logTime(ms: number): string {
-  const d = new Date(ms);
+  const d = local(ms);
   return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}
+
+/** The instant of a local `date` and `time` the server wrote, or NaN. */
+export function logInstant(date: string, time: string): number {
+  return Date.parse(`${date}T${time}Z`) - SERVER_ZONE.offsetMinutes * 60_000;
 }
 
 /** What a file's header says about it. */
 export interface LogHeader {
   version: string;
-  /** `2025-01-14 12:45:22 UTC` */
+  /** `2025-01-14 18:15:22 IST` (local time and zone) */
   startDate: string;
   software: string;
   /** `2025-01-14` */
@@ -54,7 +69,7 @@ export interface LogHeader {
 }
 
 export function makeHeader(startMs: number, software: string, fields: readonly string[]): LogHeader {
-  return { version: '1.0', startDate: `${logDate(startMs)} ${logTime(startMs)} UTC`, software, date: logDate(startMs), fields: fields.join('\t') };
+  return { version: '1.0', startDate: `${logDate(startMs)} ${logTime(startMs)} ${SERVER_ZONE.name}`, software, date: logDate(startMs), fields: fields.join('\t') };
 }
 
 export function headerLines(h: LogHeader): string[] {
@@ -68,7 +83,7 @@ export type LogRecord = Record<string, string | number | boolean | null | undefi
  * default to `whenMs`. Tabs and line breaks inside values become spaces: they would split the line.
  */
 export function formatRecord(fields: readonly string[], record: LogRecord, whenMs: number): string {
-  const defaults: LogRecord = { date: logDate(whenMs), time: logTime(whenMs), tz: 'UTC' };
+  const defaults: LogRecord = { date: logDate(whenMs), time: logTime(whenMs), tz: SERVER_ZONE.name };
   return fields
     .map((f) => {
       const v = record[f] ?? defaults[f];

@@ -1,4 +1,5 @@
 import type { LogFile } from './log-file.js';
+import { logInstant } from './log-format.js';
 
 /**
  * The query of `{S}/logs/{logType}` and `{S}/logfiles/{logName}` and the page it returns. Offsets are UTF-8
@@ -136,7 +137,7 @@ export function parseLogQuery(q: URLSearchParams, opts: { dates: boolean }): Par
     const severityFilter = SEVERITY_FILTER[values[cols.severity] ?? ''];
     if (severityFilter && filters.has(severityFilter)) return false;
     if (startDate !== undefined || endDate !== undefined) {
-      const when = Date.parse(`${values[cols.date]}T${values[cols.time]}Z`);
+      const when = logInstant(values[cols.date]!, values[cols.time]!);
       if (Number.isFinite(when) && ((startDate !== undefined && when < startDate) || (endDate !== undefined && when > endDate))) return false;
     }
     return test(line);

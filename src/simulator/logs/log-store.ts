@@ -22,7 +22,7 @@ export interface LogStoreSettings {
 
 /**
  * The server's log directory: one current file per log type and the files rolled from it. Files roll at the
- * first write of a new UTC day, when they reach the size limit, or on demand.
+ * first write of a new local day, when they reach the size limit, or on demand.
  */
 export class LogStore {
   private readonly current = new Map<LogType, LogFile>();
