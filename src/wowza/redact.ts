@@ -9,9 +9,13 @@ export function redactUrl(input: string): string {
   return out;
 }
 
-/** The scheme of a source URL (`rtsp`, `srt`, `wowz`, ...), lowercased, or `unknown`. */
+/**
+ * The scheme of a source URL (`rtsp`, `srt`, `wowz`, ...), lowercased, `local` for a stream the server makes itself
+ * (a real 4.7.0 server writes `local (Transcoder)` for a transcoder rendition), or `unknown`.
+ */
 export function urlScheme(input: string | null | undefined): string {
   if (!input) return 'unknown';
+  if (/^local\b/i.test(input.trim())) return 'local';
   const m = /^([a-z][a-z0-9+.-]*):\/\//i.exec(input.trim());
   return m ? m[1]!.toLowerCase() : 'unknown';
 }

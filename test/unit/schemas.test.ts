@@ -86,6 +86,7 @@ describe('labels never carry secrets', () => {
     expect(redactUrl('http://h/x?token=abc&x=1')).toBe('http://h/x?token=REDACTED&x=1');
     expect(urlScheme('rtsp://camuser:campass@192.0.2.10/live')).toBe('rtsp');
     expect(urlScheme('wowz://198.51.100.7:50213')).toBe('wowz');
+    expect(urlScheme('local (Transcoder)')).toBe('local');
     expect(urlScheme('198.51.100.7')).toBe('unknown');
   });
   it('maps protocols to the contract names', () => {
