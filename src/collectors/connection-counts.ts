@@ -1,4 +1,5 @@
 import { M } from '../metrics/definitions.js';
+import type { StreamSessions } from '../wowza/connection-counts.js';
 import { streamKey } from '../wowza/stream-key.js';
 import type { Collector } from './collector.js';
 import { streamLabels } from './instance.js';
@@ -9,7 +10,8 @@ import { connectionsByProtocol, unknownProtocols } from './protocol.js';
  * where the REST path asks once per stream. Only for streams discovery knows (the instance lists are the truth
  * for which incoming streams exist; VOD files being watched also appear in the document and are left out), so
  * the series, their labels and the stream cap are exactly those of the REST `stream` collector, which then
- * reads only bytes and uptime.
+ * reads only bytes and uptime. The provider URL-encodes names (the parser decodes them); a name is also matched as
+ * written, for a server that does not encode. Document streams that match nothing are counted, and each said once.
  */
 export const connectionCountsCollector: Collector = {
   name: 'connectioncounts',
@@ -19,12 +21,28 @@ export const connectionCountsCollector: Collector = {
   async poll(ctx, out) {
     const [topology, counts] = await Promise.all([ctx.discovery.get(ctx.signal), ctx.limit(() => ctx.client.connectionCounts(ctx.signal))]);
     const unknown = unknownProtocols(ctx.vocabulary, out, 'sessions');
+    let written: Map<string, StreamSessions> | undefined;
+    const matched = new Set<StreamSessions>();
     for (const s of topology.streams) {
-      const found = counts.get(streamKey(s.vhost, s.app, s.instance, s.name));
+      const key = streamKey(s.vhost, s.app, s.instance, s.name);
+      let found = counts.get(key);
+      if (!found) {
+        written ??= new Map([...counts.values()].filter((c) => c.writtenKey !== undefined).map((c) => [c.writtenKey!, c]));
+        found = written.get(key);
+      }
       if (!found) continue;
+      matched.add(found);
       const labels = streamLabels(ctx.server, s);
       out.add(M.streamConnectionsTotal, labels, found.total);
       for (const [protocol, value] of connectionsByProtocol(found.sessions, unknown)) out.add(M.streamConnections, { ...labels, protocol }, value);
     }
+    let unmatched = 0;
+    for (const c of counts.values()) {
+      if (matched.has(c)) continue;
+      unmatched++;
+      const name = `${c.vhost}/${c.application}/${c.instance}/${c.stream}`.slice(0, 300);
+      ctx.notices?.once(ctx.log, `connectioncounts ${name}`, 'in the connectioncounts document but no incoming stream of discovery (a VOD file being played, a stream filtered out or over the cap): its viewers are not exported', 'connectioncounts stream left out');
+    }
+    out.add(M.connectionCountsUnmatched, { server: ctx.server }, unmatched);
   },
 };

@@ -10,6 +10,14 @@ const MAX_REMEMBERED = 1000;
 export class Notices {
   private readonly current = new Map<string, string>();
 
+  /** Says `what` once for `object`, at info level: a fact worth one line, not a condition that comes and goes. */
+  once(log: Logger, object: string, message: string, what: string): void {
+    if (this.current.has(object)) return;
+    if (this.current.size >= MAX_REMEMBERED) this.current.clear();
+    this.current.set(object, message);
+    log.info({ object, message }, what);
+  }
+
   /** `message` undefined or empty: the condition is not (or no longer) there. */
   set(log: Logger, object: string, message: string | undefined, what: string): void {
     const before = this.current.get(object);

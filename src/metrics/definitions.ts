@@ -91,6 +91,11 @@ export const M = {
   streamReceiveRate: def('wowza_stream_receive_bytes_per_second', 'gauge', 'Stream receive rate (ingest bitrate) as reported by Wowza.'),
   streamSendRate: def('wowza_stream_send_bytes_per_second', 'gauge', 'Stream send rate (egress) as reported by Wowza.'),
   streamsDropped: def('wowza_exporter_streams_dropped', 'gauge', 'Streams left out of the last poll by the per-server stream cap.'),
+  connectionCountsUnmatched: def(
+    'wowza_exporter_connectioncounts_unmatched_streams',
+    'gauge',
+    'Streams of the last connectioncounts document that match no incoming stream discovery kept (VOD files being played, streams filtered out or over the cap, names that differ).',
+  ),
 
   videoScheduleInfo: def('wowza_video_schedule_info', 'gauge', 'Wowza Video schedule facts (value 1).'),
   videoScheduleEnabled: def('wowza_video_schedule_enabled', 'gauge', '1 when the Wowza Video schedule is enabled, 0 when disabled or expired.'),

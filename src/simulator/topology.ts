@@ -118,7 +118,9 @@ export type TopologyObserver = (event: TopologyEvent) => void;
 export class TopologyError extends Error {}
 
 function checkName(kind: string, name: string): void {
-  if (typeof name !== 'string' || name === '' || name.includes('/')) throw new TopologyError(`invalid ${kind} name ${JSON.stringify(name)}: must be non-empty without "/"`);
+  // Stream names may hold a "/" on a real server (`294/294/294_content_lq.mp4`, `mp4:live/feed`): the REST API takes
+  // it escaped in the path segment. Vhost and application names may not.
+  if (typeof name !== 'string' || name === '' || (kind !== 'stream' && name.includes('/'))) throw new TopologyError(`invalid ${kind} name ${JSON.stringify(name)}: must be non-empty${kind === 'stream' ? '' : ' without "/"'}`);
 }
 
 export class Topology {

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser } from 'saxes';
+import { decodeJavaUrl } from './java-url-decoding.js';
 import { streamKey } from './stream-key.js';
 import { CONNECTION_COUNTS_ROOTS, XML_LIMITS, XmlGuard } from './xml-guard.js';
 
@@ -25,6 +26,8 @@ export interface StreamSessions {
   sessions: Record<string, number>;
   /** `SessionsTotal`, when the document carries it. */
   total?: number;
+  /** The key of the names as written, when decoding changed them (java-url-decoding.ts). */
+  writtenKey?: string;
 }
 
 /** Why a document cannot be read; `tooLarge` when it passed the document size cap. */
@@ -106,8 +109,14 @@ export async function parseConnectionCounts(xml: string | Uint8Array, options: P
     for (let i = stack.length - 1; i >= 0; i--) if (stack[i]!.tag === level) return stack[i]!.name;
     return undefined;
   };
-  const keep = (s: StreamSessions) => {
-    out.set(streamKey(s.vhost, s.application, s.instance, s.stream), s);
+  // Names as the provider wrote them, URL-encoded (java-url-decoding.ts), are decoded to match the REST API's; the
+  // written key is kept when it differs, for a server that does not encode.
+  const keep = (written: StreamSessions) => {
+    const s = { ...written, vhost: decodeJavaUrl(written.vhost), application: decodeJavaUrl(written.application), instance: decodeJavaUrl(written.instance), stream: decodeJavaUrl(written.stream) };
+    const writtenKey = streamKey(written.vhost, written.application, written.instance, written.stream);
+    const key = streamKey(s.vhost, s.application, s.instance, s.stream);
+    if (writtenKey !== key) s.writtenKey = writtenKey;
+    out.set(key, s);
     if (out.size > MAX_STREAMS) throw new ConnectionCountsError(`more than ${MAX_STREAMS} streams in one document`);
   };
 

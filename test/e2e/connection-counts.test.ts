@@ -66,3 +66,43 @@ describe('viewers from connectioncounts', () => {
     expect(sim.counters.route(STREAM_CURRENT)).toBe(0);
   });
 });
+
+describe('viewers of streams whose names the provider URL-encodes (issue 38)', () => {
+  let sim: Simulator;
+  let exporter: RunningExporter;
+  const NAMES = ['15~max', 'cam 1', 'mp4:live/feed'];
+
+  beforeAll(async () => {
+    sim = await startSimulator({ auth: 'basic', adminAuth: 'basic', frozen: true, apps: 1, streams: 1 });
+    const app = sim.topology.list().vhosts[0]!.apps[0]!.name;
+    for (const name of NAMES) sim.topology.addStream('_defaultVHost_', app, name);
+    exporter = await startExporterProcess(
+      ['--wowza.url', sim.url, '--wowza.username', sim.username, '--wowza.connectioncounts-url', sim.countsUrl, '--poll.interval', '1s'],
+      { WOWZA_PASSWORD: sim.password },
+    );
+  });
+  afterAll(async () => {
+    await exporter?.stop();
+    await sim?.close();
+  });
+
+  it('are exported per protocol with their current totals, under the names REST gives', async () => {
+    // The document writes them as Java's URLEncoder does.
+    const xml = await (await fetch(`${sim.countsUrl}?flat`, { headers: { authorization: `Basic ${Buffer.from(`${sim.username}:${sim.password}`).toString('base64')}` } })).text();
+    for (const written of ['streamName="15%7Emax"', 'streamName="cam+1"', 'streamName="mp4%3Alive%2Ffeed"']) expect(xml).toContain(written);
+    const text = await waitFor('the connectioncounts collector', async () => {
+      const t = await exporter.metrics();
+      return samples(t, 'wowza_exporter_collector_success', { collector: 'connectioncounts' })[0]?.value === 1 ? t : undefined;
+    }, 30_000);
+    for (const name of NAMES) {
+      const s = sim.topology.streams().find((x) => x.stream === name)!;
+      const rest = sim.values.stream(s.vhost, s.app, s.instance, s.stream)!;
+      const own = (m: { labels: Record<string, string> }) => m.labels.rendition === undefined;
+      expect(samples(text, 'wowza_stream_connections_current', { stream: name }).filter(own).map((m) => m.value), name).toEqual([rest.totalConnections]);
+      const byProtocol = Object.fromEntries(samples(text, 'wowza_stream_connections', { stream: name }).filter(own).map((m) => [m.labels.protocol, m.value]));
+      expect(byProtocol.rtmp, name).toBe(rest.connectionCount.RTMP);
+      expect(byProtocol.hls, name).toBe(rest.connectionCount.CUPERTINO);
+    }
+    expect(samples(text, 'wowza_exporter_connectioncounts_unmatched_streams')[0]?.value).toBe(0);
+  });
+});

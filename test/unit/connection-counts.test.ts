@@ -170,3 +170,19 @@ describe('connectioncounts parse cost', () => {
     }
   });
 });
+
+describe('names as the provider writes them: URL-encoded by Java (issue 38)', () => {
+  it('decodes + and %XX of UTF-8, and leaves what is not an escape as written', async () => {
+    const { decodeJavaUrl } = await import('../../src/wowza/java-url-decoding.js');
+    expect(decodeJavaUrl('cam+1')).toBe('cam 1');
+    expect(decodeJavaUrl('15%7Emax')).toBe('15~max');
+    expect(decodeJavaUrl('mp4%3Alive%2Ffeed')).toBe('mp4:live/feed');
+    // Verbatim from a real document (test/fixtures/real-world/connectioncounts).
+    expect(decodeJavaUrl('294%2F294%2F294_content_lq.mp4')).toBe('294/294/294_content_lq.mp4');
+    expect(decodeJavaUrl('%E2%82%AC+%C3%A9t%C3%A9')).toBe('€ été');
+    expect(decodeJavaUrl('100%')).toBe('100%');
+    expect(decodeJavaUrl('a%zzb')).toBe('a%zzb');
+    expect(decodeJavaUrl('%FF')).toBe('\ufffd');
+    expect(decodeJavaUrl('plain_name.mp4')).toBe('plain_name.mp4');
+  });
+});
