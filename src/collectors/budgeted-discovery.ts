@@ -31,15 +31,14 @@ export class BudgetedDiscovery extends Discovery {
     super(client, limit, config, 0, log);
   }
 
-  /** Whether a topology younger than the planned age is at hand. */
+  /** Whether a topology younger than the planned age, and not invalidated since, is at hand. */
   get fresh(): boolean {
-    const known = this.known;
-    return known !== undefined && Date.now() - known.takenAt < this.ageMs();
+    return this.isFresh(this.ageMs());
   }
 
   override get(signal: AbortSignal): Promise<Topology> {
     if (this.fresh) return Promise.resolve(this.known!);
-    const walk = super.get(this.walkSignal);
+    const walk = this.walkOnce(this.walkSignal, this.ageMs());
     return new Promise<Topology>((resolve, reject) => {
       if (signal.aborted) return reject(new DiscoveryWaitError());
       const onAbort = () => reject(new DiscoveryWaitError());

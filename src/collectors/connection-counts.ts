@@ -11,7 +11,7 @@ import { connectionsByProtocol, unknownProtocols } from './protocol.js';
  * for which incoming streams exist; VOD files being watched also appear in the document and are left out), so
  * the series, their labels and the stream cap are exactly those of the REST `stream` collector, which then
  * reads only bytes and uptime. The provider URL-encodes names (the parser decodes them); a name is also matched as
- * written, for a server that does not encode. Document streams that match nothing are counted, and each said once.
+ * written, for a server that does not encode. Document streams that match nothing are counted, and said when their number grows past a power of two.
  */
 export const connectionCountsCollector: Collector = {
   name: 'connectioncounts',
@@ -36,13 +36,17 @@ export const connectionCountsCollector: Collector = {
       out.add(M.streamConnectionsTotal, labels, found.total);
       for (const [protocol, value] of connectionsByProtocol(found.sessions, unknown)) out.add(M.streamConnections, { ...labels, protocol }, value);
     }
-    let unmatched = 0;
-    for (const c of counts.values()) {
-      if (matched.has(c)) continue;
-      unmatched++;
-      const name = `${c.vhost}/${c.application}/${c.instance}/${c.stream}`.slice(0, 300);
-      ctx.notices?.once(ctx.log, `connectioncounts ${name}`, 'in the connectioncounts document but no incoming stream of discovery (a VOD file being played, a stream filtered out or over the cap): its viewers are not exported', 'connectioncounts stream left out');
-    }
-    out.add(M.connectionCountsUnmatched, { server: ctx.server }, unmatched);
+    const unmatched: string[] = [];
+    for (const c of counts.values()) if (!matched.has(c)) unmatched.push(`${c.vhost}/${c.application}/${c.instance}/${c.stream}`);
+    // One line when the count reaches another power of two (VOD viewers come and go every poll), with a few names.
+    const examples = unmatched.slice(0, 5).map((n) => JSON.stringify(n.slice(0, 120))).join(', ');
+    ctx.notices?.set(
+      ctx.log,
+      'connectioncounts streams without an incoming stream',
+      unmatched.length === 0 ? undefined : `${2 ** Math.floor(Math.log2(unmatched.length))} or more`,
+      `connectioncounts streams left out (e.g. ${examples}): in the document but no incoming stream of discovery (VOD files being played, streams filtered out or over the cap); their viewers are not exported`,
+      'info',
+    );
+    out.add(M.connectionCountsUnmatched, { server: ctx.server }, unmatched.length);
   },
 };

@@ -53,13 +53,19 @@ function matcher(f: { include?: string; exclude?: string }): (name: string) => b
 
 /**
  * Walks vhosts -> applications -> instances (whose lists carry the incoming streams) once per cycle and
- * shares the result between collectors. Concurrent callers share one in-flight walk.
+ * shares the result between collectors. One walk at a time: concurrent callers share it. A webhook's invalidate()
+ * does not start another beside it (under a request budget a walk takes long, and one per event would queue behind
+ * each other for ever): the running walk is kept, and the next get() after it walks again.
  */
 export class Discovery {
   private current: Topology | undefined;
+  /** The generation the current topology's walk started in: behind `generation` when an event came since. */
+  private currentGeneration = 0;
   private inflight: Promise<Topology> | undefined;
-  /** Bumped by invalidate(): a walk that started before it must not become current. */
+  /** Bumped by invalidate(): what a walk found before it is no longer fresh. */
   private generation = 0;
+  /** The last walk's failure, met again by callers of the same generation until the walk is due again. */
+  private failure: { at: number; generation: number; err: unknown } | undefined;
   private readonly keepVhost: (n: string) => boolean;
   private readonly keepApp: (n: string) => boolean;
   private readonly keepStream: (n: string) => boolean;
@@ -80,38 +86,58 @@ export class Discovery {
     this.suffix = new RegExp(config.renditions.suffix_pattern);
   }
 
-  /** The topology, refreshed when older than the discovery age. */
-  async get(signal: AbortSignal): Promise<Topology> {
-    if (this.current && Date.now() - this.current.takenAt < this.maxAgeMs) return this.current;
-    if (!this.inflight) {
-      const generation = this.generation;
-      const walk = this.walk(signal);
-      this.inflight = walk;
-      walk.then(
-        (t) => {
-          if (generation === this.generation) this.current = t;
-        },
-        () => {
-          if (generation === this.generation) this.current = undefined;
-        },
-      );
-      void walk.finally(() => {
-        if (this.inflight === walk) this.inflight = undefined;
-      }).catch(() => undefined);
-    }
-    return this.inflight;
+  /** The topology, refreshed when older than the discovery age or invalidated. */
+  get(signal: AbortSignal): Promise<Topology> {
+    if (this.isFresh(this.maxAgeMs)) return Promise.resolve(this.current!);
+    return this.walkOnce(signal, this.maxAgeMs);
   }
 
-  /** The topology of the last walk, without asking the server (undefined before the first). */
+  /** The topology of the last walk that succeeded, without asking the server (undefined before the first). */
   get known(): Topology | undefined {
     return this.current;
   }
 
-  /** Forces the next get() to walk again (a webhook said something changed), even if a walk is running. */
+  /** Forces a walk at the next get() (a webhook said something changed); a walk under way is not started again. */
   invalidate(): void {
     this.generation++;
-    this.current = undefined;
-    this.inflight = undefined;
+  }
+
+  /** A topology younger than `ageMs` and not invalidated since its walk started. */
+  protected isFresh(ageMs: number): boolean {
+    const c = this.current;
+    return c !== undefined && this.currentGeneration === this.generation && Date.now() - c.takenAt < ageMs;
+  }
+
+  /**
+   * The walk under way, or a new one. A walk that failed is not tried again by the next caller of the same
+   * generation within `retryMs`: a poll that waited for the walk and then asks for the topology meets that failure
+   * instead of sending a second walk to a server that just failed one.
+   */
+  protected walkOnce(signal: AbortSignal, retryMs: number): Promise<Topology> {
+    if (this.inflight) return this.inflight;
+    const failed = this.failure;
+    if (failed && failed.generation === this.generation && Date.now() - failed.at < retryMs) {
+      return Promise.reject(failed.err instanceof Error ? failed.err : new Error(String(failed.err)));
+    }
+    const generation = this.generation;
+    const walk = this.walk(signal);
+    this.inflight = walk;
+    walk.then(
+      (t) => {
+        this.current = t;
+        this.currentGeneration = generation;
+        this.failure = undefined;
+      },
+      (err: unknown) => {
+        this.failure = { at: Date.now(), generation, err };
+      },
+    );
+    void walk
+      .finally(() => {
+        if (this.inflight === walk) this.inflight = undefined;
+      })
+      .catch(() => undefined);
+    return walk;
   }
 
   private async walk(signal: AbortSignal): Promise<Topology> {

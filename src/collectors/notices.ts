@@ -10,16 +10,8 @@ const MAX_REMEMBERED = 1000;
 export class Notices {
   private readonly current = new Map<string, string>();
 
-  /** Says `what` once for `object`, at info level: a fact worth one line, not a condition that comes and goes. */
-  once(log: Logger, object: string, message: string, what: string): void {
-    if (this.current.has(object)) return;
-    if (this.current.size >= MAX_REMEMBERED) this.current.clear();
-    this.current.set(object, message);
-    log.info({ object, message }, what);
-  }
-
   /** `message` undefined or empty: the condition is not (or no longer) there. */
-  set(log: Logger, object: string, message: string | undefined, what: string): void {
+  set(log: Logger, object: string, message: string | undefined, what: string, level: 'warn' | 'info' = 'warn'): void {
     const before = this.current.get(object);
     if (!message) {
       if (before !== undefined && this.current.delete(object)) log.info({ object }, `${what} cleared`);
@@ -28,6 +20,6 @@ export class Notices {
     if (before === message) return;
     if (this.current.size >= MAX_REMEMBERED) this.current.clear();
     this.current.set(object, message);
-    log.warn({ object, message }, what);
+    log[level]({ object, message }, what);
   }
 }

@@ -14,6 +14,13 @@ interface Waiter {
   fail(err: Error): void;
   /** Its poll ended while it waited: skipped, and no token spent on it. */
   dropped: boolean;
+  signal: AbortSignal | undefined;
+}
+
+/** The waiters of one poll's signal, and the one listener that drops them all when it aborts. */
+interface Watched {
+  waiters: Set<Waiter>;
+  onAbort: () => void;
 }
 
 /** One collector's (or the discovery walk's) queue and its start tag in the fair queue. */
@@ -33,6 +40,11 @@ interface Lane {
  */
 export class RequestPacer {
   private readonly lanes = new Map<string, Lane>();
+  /**
+   * One abort listener per poll signal, not per request: a cycle of thousands queued on one signal would otherwise
+   * add thousands of listeners (EventTarget checks each new one against the list: quadratic, seconds at 50,000).
+   */
+  private readonly watched = new Map<AbortSignal, Watched>();
   private shares: ReadonlyMap<string, number> = new Map();
   private readonly rate: PacedRate | undefined;
   private tokens: number;
@@ -69,32 +81,58 @@ export class RequestPacer {
     if (signal?.aborted) return Promise.reject(new BudgetWaitError());
     return new Promise<T>((resolve, reject) => {
       const l = this.laneOf(lane);
-      const onAbort = () => {
-        if (waiter.dropped) return;
-        waiter.dropped = true;
-        this.waiting--;
-        reject(new BudgetWaitError());
-      };
       const waiter: Waiter = {
         dropped: false,
+        signal,
         start: () => {
-          signal?.removeEventListener('abort', onAbort);
+          this.unwatch(waiter);
           this.limiter
             .run(fn)
             .then(resolve, reject)
             .finally(() => this.pump());
         },
         fail: (err) => {
-          signal?.removeEventListener('abort', onAbort);
+          this.unwatch(waiter);
           reject(err);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal) this.watch(signal, waiter);
       if (l.head === l.queue.length) l.tag = Math.max(l.tag, this.virtualTime);
       l.queue.push(waiter);
       this.waiting++;
       this.pump();
     });
+  }
+
+  private watch(signal: AbortSignal, waiter: Waiter): void {
+    let entry = this.watched.get(signal);
+    if (!entry) {
+      const waiters = new Set<Waiter>();
+      const onAbort = () => {
+        this.watched.delete(signal);
+        for (const w of waiters) {
+          if (w.dropped) continue;
+          w.dropped = true;
+          this.waiting--;
+          w.fail(new BudgetWaitError());
+        }
+      };
+      entry = { waiters, onAbort };
+      this.watched.set(signal, entry);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    entry.waiters.add(waiter);
+  }
+
+  private unwatch(waiter: Waiter): void {
+    const signal = waiter.signal;
+    const entry = signal && this.watched.get(signal);
+    if (!entry) return;
+    entry.waiters.delete(waiter);
+    if (entry.waiters.size === 0) {
+      signal.removeEventListener('abort', entry.onAbort);
+      this.watched.delete(signal);
+    }
   }
 
   /** Refuses every waiting request (the server was removed or the exporter stops). */

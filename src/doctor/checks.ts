@@ -117,7 +117,8 @@ export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
 
     // 6. Discovery and the cost of one poll cycle, measured by running it; what connectioncounts would save.
     const cost = add(await costCheck(o));
-    add(await connectionCountsCheck(o.target, (cost.details?.streams as number | undefined) ?? 0, client.auth.activeScheme));
+    const counts = o.collectors.some((c) => c.name === 'connectioncounts');
+    add(await connectionCountsCheck(counts ? o.target : { ...o.target, connectionCountsUrl: undefined, connectionCountsAuto: false }, (cost.details?.streams as number | undefined) ?? 0, client.auth.activeScheme, counts));
 
     // 7. Logs.
     add(await logsCheck(client));
@@ -352,12 +353,13 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
  * Whether the server offers the connectioncounts provider (admin port 8086 by default, or beside the REST API
  * behind a proxy), and what it saves: viewers of every stream in one request instead of one per stream.
  */
-async function connectionCountsCheck(t: WowzaTarget, streams: number, restScheme: 'basic' | 'digest' | undefined): Promise<CheckResult> {
+async function connectionCountsCheck(t: WowzaTarget, streams: number, restScheme: 'basic' | 'digest' | undefined, collectorOn: boolean): Promise<CheckResult> {
   const rest = new URL(t.url);
   const admin = new URL(rest);
   admin.port = '8086';
   if (!t.connectionCountsUrl && !t.connectionCountsAuto) {
-    return { check: 'connectioncounts', status: 'pass', message: 'connectioncounts_url is off: the provider is not asked, viewers are read per stream through the REST API' };
+    const why = collectorOn ? 'connectioncounts_url is off' : 'the connectioncounts collector is off';
+    return { check: 'connectioncounts', status: 'pass', message: `${why}: the provider is not asked, viewers are read per stream through the REST API` };
   }
   // Each port negotiates its own scheme (a default install: REST on Basic, :8086 on Digest): name both.
   const schemesOf = (client: WowzaClient, url: string) => {

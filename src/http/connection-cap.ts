@@ -13,10 +13,15 @@ import { Counter, Gauge, type Registry } from '../metrics/prom-client-core.js';
  *
  * So a connection over the cap makes room instead: the connection that has been idle the longest is closed, those that
  * never sent a request first (what a flood of idle sockets is), then those idle since their last answer (a Prometheus
- * keep-alive connection is idle 15 s at most and is reopened by its client anyway). Only when every connection is in
- * the middle of a request is the newcomer refused. The cap sits well below the descriptor limit, so the process always
+ * keep-alive connection is idle 15 s at most and is reopened by its client anyway). When every connection is in the
+ * middle of a request, the one whose request has run the longest makes room if it has run for STALLED_MS (a client
+ * that asked for /metrics and does not read the answer holds its connection until server.timeout); only when every
+ * request is younger is the newcomer refused. The cap sits well below the descriptor limit, so the process always
  * has descriptors left to accept with, and for its own requests to the servers and its files.
  */
+
+/** A request still under way after this long is stalled: its connection makes room before a newcomer is refused. */
+export const STALLED_MS = 10_000;
 
 /** Without a readable limit (not Linux): plenty for Prometheus, a few browsers and probes. */
 const FALLBACK_MAX = 256;
@@ -46,21 +51,25 @@ export function maxConnectionsFor(limit: number | undefined): number {
 export const defaultMaxConnections = (): number => maxConnectionsFor(openFileLimit());
 
 /** The cap and what it closed, on /metrics: an operator sees the default taken and a flood being shed. */
-export function connectionCapMetrics(registry: Registry, max: number): (reason: 'idle' | 'refused') => void {
+export type ShedReason = 'idle' | 'stalled' | 'refused';
+
+export function connectionCapMetrics(registry: Registry, max: number): (reason: ShedReason) => void {
   new Gauge({ name: 'wowza_exporter_http_max_connections', help: 'Inbound connections the exporter keeps open at most (web.max_connections).', registers: [registry] }).set(max);
   const shed = new Counter({
     name: 'wowza_exporter_http_connections_shed_total',
-    help: 'Inbound connections closed at web.max_connections: idle (the longest-idle one, closed to make room for a new one), refused (a new one, when every open one was busy).',
+    help: 'Inbound connections closed at web.max_connections: idle (the longest-idle one, closed to make room for a new one), stalled (the one whose request ran longest, over 10 s, when none was idle), refused (a new one, when every open one was busy with a younger request).',
     labelNames: ['reason'],
     registers: [registry],
   });
-  for (const reason of ['idle', 'refused']) shed.inc({ reason }, 0);
+  for (const reason of ['idle', 'stalled', 'refused']) shed.inc({ reason }, 0);
   return (reason) => shed.inc({ reason });
 }
 
 interface Tracked {
   /** Requests under way (pipelining aside, 0 or 1). */
   busy: number;
+  /** When its request under way started. */
+  busySince: number;
   /** When it last went idle: when it connected, or when its last answer finished. */
   idleSince: number;
   /** It has sent a request. */
@@ -73,7 +82,7 @@ export class ConnectionCap {
   constructor(
     readonly max: number,
     /** Told of each connection closed to make room (`idle`) or refused because all were busy (`refused`). */
-    private readonly onShed: (reason: 'idle' | 'refused') => void = () => undefined,
+    private readonly onShed: (reason: ShedReason) => void = () => undefined,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -89,12 +98,12 @@ export class ConnectionCap {
   }
 
   private connected(socket: Socket): void {
-    if (this.open.size >= this.max && !this.closeLongestIdle()) {
+    if (this.open.size >= this.max && !this.closeLongestIdle() && !this.closeLongestStalled()) {
       this.onShed('refused');
       socket.destroy();
       return;
     }
-    this.open.set(socket, { busy: 0, idleSince: this.now(), used: false });
+    this.open.set(socket, { busy: 0, busySince: 0, idleSince: this.now(), used: false });
     socket.once('close', () => this.open.delete(socket));
   }
 
@@ -102,7 +111,7 @@ export class ConnectionCap {
     // Over TLS the request's socket wraps the one 'connection' gave; Node keeps that one as `_parent`.
     const t = this.open.get(socket) ?? this.open.get((socket as Socket & { _parent?: Socket })._parent!);
     if (!t) return;
-    t.busy++;
+    if (t.busy++ === 0) t.busySince = this.now();
     t.used = true;
     let done = false;
     const finished = () => {
@@ -131,6 +140,24 @@ export class ConnectionCap {
     this.open.delete(victim);
     victim.destroy();
     this.onShed('idle');
+    return true;
+  }
+
+  /** Closes the connection whose request has run the longest, when that is STALLED_MS or more; false otherwise. */
+  private closeLongestStalled(): boolean {
+    const limit = this.now() - STALLED_MS;
+    let victim: Socket | undefined;
+    let oldest = Infinity;
+    for (const [socket, t] of this.open) {
+      if (t.busy > 0 && t.busySince <= limit && t.busySince < oldest) {
+        victim = socket;
+        oldest = t.busySince;
+      }
+    }
+    if (!victim) return false;
+    this.open.delete(victim);
+    victim.destroy();
+    this.onShed('stalled');
     return true;
   }
 }

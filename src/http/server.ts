@@ -35,7 +35,7 @@ export interface ExporterServerOptions {
   /** Inbound connections at most, over all listeners (default from the open-file limit: see connection-cap.ts). */
   maxConnections?: number;
   /** Told of each connection closed to keep under maxConnections. */
-  onConnectionShed?: (reason: 'idle' | 'refused') => void;
+  onConnectionShed?: (reason: 'idle' | 'stalled' | 'refused') => void;
 }
 
 /** Methods that change nothing: the Host check of the lifecycle endpoints leaves them alone. */

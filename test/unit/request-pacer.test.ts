@@ -48,4 +48,24 @@ describe('the request pacer', () => {
     const all = await Promise.all(Array.from({ length: 1000 }, (_, i) => pacer.run('stream', undefined, async () => i)));
     expect(all.length).toBe(1000);
   });
+
+  it('a cycle of 50,000 waiting on one poll signal adds one listener to it, not one each (no warning, no quadratic queueing)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const pacer = new RequestPacer(50, new ConcurrencyLimiter({ fixed: 8 }), () => Date.now());
+      const deadline = new AbortController();
+      const all = Array.from({ length: 50_000 }, () => pacer.run('stream', deadline.signal, async () => 'sent').catch((e: unknown) => e));
+      expect(pacer.queued).toBeGreaterThan(49_000);
+      deadline.abort();
+      const outcomes = await Promise.all(all);
+      expect(outcomes.filter((o) => o instanceof BudgetWaitError).length).toBeGreaterThan(49_000);
+      expect(pacer.queued).toBe(0);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });
