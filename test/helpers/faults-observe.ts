@@ -18,7 +18,7 @@ const FAMILIES: Record<WseCollector, RegExp> = {
 };
 
 /** The exporter's own series about a server: they stay while its collectors fail, and say why. */
-const SELF = /^wowza_(?:up|exporter_(?:collector_success|collector_duration_seconds|last_poll_timestamp_seconds|api_requests_total|api_request_duration_seconds_(?:bucket|sum|count)|concurrency_limit|vanished_objects_total|object_errors_total|dropped_values_total|unknown_values_total|auth_challenges_total|collector_interval_seconds))$/;
+const SELF = /^wowza_(?:up|exporter_(?:collector_success|collector_duration_seconds|last_poll_timestamp_seconds|api_requests_total|api_request_duration_seconds_(?:bucket|sum|count)|concurrency_limit|vanished_objects_total|object_errors_total|dropped_values_total|unknown_values_total|auth_challenges_total|collector_interval_seconds|series_dropped))$/;
 
 /** `name{labels}` of every series of `server` whose metric name passes `keep`, sorted. */
 function seriesOfServer(text: string, server: string, keep: (name: string) => boolean): string[] {
