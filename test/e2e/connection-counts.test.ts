@@ -6,6 +6,11 @@ import { waitFor } from '../helpers/ports.js';
 const COUNTS = 'GET /connectioncounts';
 const STREAM_CURRENT = 'GET /v2/servers/{server}/vhosts/{vhost}/applications/{app}/instances/{instance}/incomingstreams/{stream}/monitoring/current';
 
+/** An exporter polling `sim` every second, its viewers from the simulator's connectioncounts provider. */
+function exporterWithCounts(sim: Simulator): Promise<RunningExporter> {
+  return startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username, '--wowza.connectioncounts-url', sim.countsUrl, '--poll.interval', '1s'], { WOWZA_PASSWORD: sim.password });
+}
+
 /** Viewer counts from the connectioncounts provider: one request a cycle instead of one per stream. */
 describe('viewers from connectioncounts', () => {
   let sim: Simulator;
@@ -13,10 +18,7 @@ describe('viewers from connectioncounts', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ auth: 'digest', frozen: true, apps: 4, streams: 10 });
-    exporter = await startExporterProcess(
-      ['--wowza.url', sim.url, '--wowza.username', sim.username, '--wowza.connectioncounts-url', sim.countsUrl, '--poll.interval', '1s'],
-      { WOWZA_PASSWORD: sim.password },
-    );
+    exporter = await exporterWithCounts(sim);
   });
   afterAll(async () => {
     await exporter?.stop();
@@ -76,10 +78,7 @@ describe('viewers of streams whose names the provider URL-encodes (issue 38)', (
     sim = await startSimulator({ auth: 'basic', adminAuth: 'basic', frozen: true, apps: 1, streams: 1 });
     const app = sim.topology.list().vhosts[0]!.apps[0]!.name;
     for (const name of NAMES) sim.topology.addStream('_defaultVHost_', app, name);
-    exporter = await startExporterProcess(
-      ['--wowza.url', sim.url, '--wowza.username', sim.username, '--wowza.connectioncounts-url', sim.countsUrl, '--poll.interval', '1s'],
-      { WOWZA_PASSWORD: sim.password },
-    );
+    exporter = await exporterWithCounts(sim);
   });
   afterAll(async () => {
     await exporter?.stop();
