@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import { M, PROBE } from '../metrics/definitions.js';
 import { mergeRendered, renderSet } from '../metrics/exposition.js';
 import { MetricSet } from '../metrics/metric-set.js';
-import { WowzaClient, type RequestObserver } from '../wowza/client.js';
+import { WowzaClient } from '../wowza/client.js';
 import { redactUrl } from '../wowza/redact.js';
 
 export class ProbeRequestError extends Error {}
@@ -63,19 +63,15 @@ export async function probe(
   collectors: Collector[],
   deadlineMs: number,
   log: Logger,
-  onRequest?: RequestObserver,
   /** Aborts every request of the probe: its caller hung up. */
   callerGone?: AbortSignal,
 ): Promise<{ body: string; series: number }> {
   const started = performance.now();
   const target = moduleTarget(resolved.module, resolved.url, deadlineMs, connectionsFor(runtime.config));
   const limiter = limiterFor(runtime.config);
-  const client = new WowzaClient(target, {
-    onRequest: (endpoint, code, seconds) => {
-      onRequest?.(endpoint, code, seconds);
-      limiter.observe(endpoint, code, seconds);
-    },
-  });
+  // Its requests feed only its own limiter: counted in the exporter's registry, every target probed would leave
+  // series in /metrics for good (blackbox_exporter renders a probe into a registry of its own, as here).
+  const client = new WowzaClient(target, { onRequest: (endpoint, code, seconds) => limiter.observe(endpoint, code, seconds) });
   const limit = limiter.run;
   const signal = callerGone ? AbortSignal.any([AbortSignal.timeout(deadlineMs), callerGone]) : AbortSignal.timeout(deadlineMs);
   const discovery = new Discovery(client, limit, runtime.config.discovery, deadlineMs, log);
