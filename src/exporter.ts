@@ -149,8 +149,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     if (compilersOn) return;
     compilersOn = true;
     seriesPolled.clear();
-    // An engineering note, not an operator's concern.
-    if (optimiseJavaScript()) logger.debug({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript compilers (Sparkplug, TurboFan) on: the exporter has work for them');
+    if (optimiseJavaScript()) logger.info({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript compilers (Sparkplug, TurboFan) on: the exporter has work for them');
   };
   /** When the last polls ended, for the rate: many servers or short intervals are work too. */
   const pollsEnded: number[] = [];
@@ -472,7 +471,6 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       shard: runtime.config.shard,
       servers: new Map([...polled].map(([name, s]) => [name, s.target])),
       reached: (server) => scheduler.reached(server),
-      downReason: (server) => scheduler.downReason(server),
       jobs: scheduler.jobStates(),
       facts,
       registry: self.registry,
