@@ -9,7 +9,7 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-# --ignore-scripts: `prepare` would build before the sources are here; the build runs below.
+# --ignore-scripts: no dependency needs an install script; the build runs below, once the sources are here.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
