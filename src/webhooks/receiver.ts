@@ -4,6 +4,7 @@ import { Counter, Gauge, type Registry } from '../metrics/prom-client-core.js';
 import type { RouteHandler } from '../http/server.js';
 import { sendText } from '../http/server.js';
 import type { Logger } from '../logger.js';
+import { BoundedMemory } from './bounded-memory.js';
 import { readEvent, type WebhookEvent } from './event.js';
 import { JwtError, verifyHs256 } from './jwt.js';
 
@@ -23,6 +24,8 @@ export interface WebhookReceiverOptions {
   clockSkewSeconds?: number;
   /** How many recent event ids are remembered to drop redeliveries. */
   dedupeWindow?: number;
+  /** How long an event id is remembered (ms): a sender's retries come within it. Default one hour. */
+  dedupeTtlMs?: number;
   registry: Registry;
   logger: Logger;
   /** The configured server an event belongs to (by `?server=`, its `source`, or the only server). */
@@ -33,7 +36,7 @@ export interface WebhookReceiverOptions {
   onEvent: (server: string, event: WebhookEvent) => Promise<void> | void;
 }
 
-type Reason = 'unauthorized' | 'expired' | 'replayed' | 'too_large' | 'unsupported_media_type' | 'malformed_json' | 'invalid' | 'duplicate' | 'method';
+type Reason = 'unauthorized' | 'expired' | 'replayed' | 'too_large' | 'unsupported_media_type' | 'malformed_json' | 'invalid' | 'method';
 
 /**
  * Event names as label values: the documented ones (shared/wowza-api.md, "Webhooks"), and names of the documented
@@ -56,26 +59,6 @@ class EventLabels {
   }
 }
 
-/** JWTs seen, by digest, with the event they came with: a token is good for one event (redeliveries aside). */
-class SeenTokens {
-  private readonly tokens = new Map<string, { eventId: string; until: number }>();
-  constructor(private readonly max = 100_000) {}
-  /** False when the token came before with another event id. */
-  claim(token: string, eventId: string, untilMs: number, nowMs: number): boolean {
-    const key = createHash('sha256').update(token).digest('base64url');
-    const seen = this.tokens.get(key);
-    if (seen && seen.until >= nowMs) return seen.eventId === eventId;
-    this.tokens.delete(key);
-    this.tokens.set(key, { eventId, until: untilMs });
-    if (this.tokens.size > this.max) {
-      // Expired ones first; a flood of fresh ones only pushes out the oldest, which expire soonest.
-      for (const [k, v] of this.tokens) if (v.until < nowMs) this.tokens.delete(k);
-      while (this.tokens.size > this.max) this.tokens.delete(this.tokens.keys().next().value!);
-    }
-    return true;
-  }
-}
-
 /**
  * Why a verified JWT's claims are refused, or undefined: it must say when it ends (a numeric `exp`), and not live
  * longer than `maxSeconds`, so a token sniffed off the network is worth minutes, not forever.
@@ -94,18 +77,6 @@ function sameSecret(token: string, secret: string): boolean {
   const a = createHash('sha256').update(token).digest();
   const b = createHash('sha256').update(secret).digest();
   return timingSafeEqual(a, b);
-}
-
-/** Remembers the last N ids in insertion order (a Set keeps it), so memory stays bounded. */
-class RecentIds {
-  private readonly ids = new Set<string>();
-  constructor(private readonly max: number) {}
-  seen(id: string): boolean {
-    if (this.ids.has(id)) return true;
-    this.ids.add(id);
-    if (this.ids.size > this.max) this.ids.delete(this.ids.values().next().value!);
-    return false;
-  }
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
@@ -151,8 +122,14 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
   });
   const rejected = new Counter({
     name: 'wowza_webhook_rejected_total',
-    help: 'Webhook deliveries rejected (or dropped as duplicates), by reason.',
+    help: 'Webhook deliveries refused, by reason.',
     labelNames: ['reason'],
+    registers: [o.registry],
+  });
+  // A retry is part of a healthy delivery, not a refusal: it is acknowledged and counted apart.
+  const duplicates = new Counter({
+    name: 'wowza_webhook_duplicates_total',
+    help: 'Webhook deliveries of an event already taken (a sender\'s retry): acknowledged with 200, not counted again.',
     registers: [o.registry],
   });
   const lastEvent = new Gauge({
@@ -164,7 +141,9 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
   // Only the latest state per stream is kept, and only for a bounded number of streams.
   const streamStates = new Map<string, Record<string, string>>();
   const MAX_STREAMS = 10_000;
-  const recent = new RecentIds(o.dedupeWindow ?? 10_000);
+  // Event ids taken, so a retry is acknowledged and counted once; bounded in count and in time.
+  const recent = new BoundedMemory<true>(o.dedupeWindow ?? 10_000);
+  const dedupeTtl = o.dedupeTtlMs ?? 3_600_000;
 
   const reject = (res: ServerResponse, status: number, reason: Reason, message: string, extra: Record<string, string> = {}) => {
     rejected.inc({ reason });
@@ -174,7 +153,8 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
   };
 
   const eventLabels = new EventLabels();
-  const seenTokens = new SeenTokens();
+  // A token with a jti names one event: its jti with another event is a replay. Kept until the token expires.
+  const seenJtis = new BoundedMemory<string>(100_000);
   const mode = o.auth ?? 'jwt';
   const maxLifetime = o.maxTokenLifetimeSeconds ?? 600;
   const skew = o.clockSkewSeconds ?? 30;
@@ -194,7 +174,7 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
       return;
     }
     /** The JWT's expiry (epoch ms) when it must be claimed for this event once the body was read. */
-    let jwt: { token: string; untilMs: number } | undefined;
+    let jwt: { jti: string | undefined; untilMs: number } | undefined;
     if (o.secret !== undefined) {
       const m = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
       if (!m) {
@@ -226,7 +206,8 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
           denied(res, 'unauthorized', problem);
           return;
         }
-        jwt = { token, untilMs: ((claims.exp as number) + skew) * 1000 };
+        const jti = typeof claims.jti === 'string' || typeof claims.jti === 'number' ? String(claims.jti).slice(0, 256) : undefined;
+        jwt = { jti, untilMs: ((claims.exp as number) + skew) * 1000 };
       }
     }
     const body = await readBody(req, MAX_BODY_BYTES);
@@ -247,18 +228,26 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
       return;
     }
     const event = read.event;
-    // A sniffed token must not carry other events: one token, one event id (its redeliveries stay duplicates).
-    if (jwt && !seenTokens.claim(jwt.token, event.id, jwt.untilMs, Date.now())) {
-      denied(res, 'replayed', 'this token already came with another event');
-      return;
+    // Wowza does not document its tokens' claims; a token without a jti may carry every event of its second (the
+    // same iat), so only a jti binds a token to one event. Its retries (same event id) stay duplicates below.
+    const now = Date.now();
+    if (jwt?.jti !== undefined) {
+      const first = seenJtis.get(jwt.jti, now);
+      if (first !== undefined && first !== event.id) {
+        denied(res, 'replayed', 'this token (its jti) already came with another event');
+        return;
+      }
+      if (first === undefined) seenJtis.set(jwt.jti, event.id, jwt.untilMs, now);
     }
     for (const field of read.unreadable) unreadable.inc({ field });
     if (read.unreadable.length > 0) log.debug({ event: event.name, fields: read.unreadable }, 'webhook event taken with fields it could not read');
-    if (recent.seen(event.id)) {
-      rejected.inc({ reason: 'duplicate' });
+    if (recent.get(event.id, now)) {
+      duplicates.inc();
+      log.debug({ event: event.name, id: event.id }, 'webhook event delivered again (a retry): acknowledged, not counted again');
       sendText(res, 200, '{"status":"duplicate"}\n', 'application/json');
       return;
     }
+    recent.set(event.id, true, now + dedupeTtl, now);
     sendText(res, 202, '{"status":"accepted"}\n', 'application/json');
 
     const server = o.resolveServer(url.searchParams, event);

@@ -210,6 +210,65 @@ describe('webhooks end to end', () => {
     expect((await post(event, valid())).status).toBe(202);
   });
 
+  it('tokens as a real server may sign them: one without jti carries several events of one second, a retry is acknowledged and counted once, a jti reused with another event is refused', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const post = (body: string, token: string) => fetch(hookUrl, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+    const event = (id: string, stream: string) => JSON.stringify({ id, timestamp: Date.now(), name: 'stream.started', version: '1.0', context: { vhost: V, app: 'cameras', appInstance: '_definst_', stream }, data: {} });
+    const count = async (stream: string) => {
+      // The receiver labels events by event and application; the stream is in the last-event series.
+      const text = await exporter.metrics();
+      return { events: samples(text, 'wowza_webhook_events_total', { event: 'stream.started', application: 'cameras' })[0]?.value ?? 0, stream: samples(text, 'wowza_stream_last_event_timestamp_seconds', { stream }).length };
+    };
+    const replayedBefore = samples(await exporter.metrics(), 'wowza_webhook_rejected_total', { reason: 'replayed' })[0]?.value ?? 0;
+    const { events: before } = await count('jti-a');
+
+    // What the simulator (and, as far as anyone has shown, a 4.9.6 server) sends: iat, exp, iss, no jti.
+    const shared = signHs256({ iat: now, exp: now + 60, iss: 'wse-e2e' }, SECRET);
+    expect((await post(event('same-second-1', 'jti-a'), shared)).status).toBe(202);
+    expect((await post(event('same-second-2', 'jti-b'), shared)).status).toBe(202);
+    // The sender retries the first one: the same token, the same body.
+    const retry = await post(event('same-second-1', 'jti-a'), shared);
+    expect(retry.status).toBe(200);
+    expect(await retry.text()).toContain('duplicate');
+    const counted = await waitFor('the two events counted', async () => {
+      const c = await count('jti-b');
+      return c.events - before === 2 ? c : undefined;
+    });
+    expect(counted.stream).toBe(1);
+    const text = await exporter.metrics();
+    expect(samples(text, 'wowza_webhook_duplicates_total')[0]?.value).toBe(1);
+    expect(samples(text, 'wowza_webhook_rejected_total', { reason: 'duplicate' })).toEqual([]);
+
+    // A token that names itself (jti) is good for its one event: again with it, a duplicate; with another, a replay.
+    const once = signHs256({ iat: now, exp: now + 60, iss: 'wse-e2e', jti: 'e2e-once' }, SECRET);
+    expect((await post(event('jti-1', 'jti-c'), once)).status).toBe(202);
+    expect((await post(event('jti-1', 'jti-c'), once)).status).toBe(200);
+    const replay = await post(event('jti-2', 'jti-d'), once);
+    expect(replay.status).toBe(401);
+    expect(await replay.text()).toContain('already came with another event');
+    const after = await exporter.metrics();
+    expect(samples(after, 'wowza_webhook_rejected_total', { reason: 'replayed' })[0]?.value).toBe(replayedBefore + 1);
+    expect(samples(after, 'wowza_stream_last_event_timestamp_seconds', { stream: 'jti-d' })).toEqual([]);
+    expect(samples(after, 'wowza_webhook_events_total', { event: 'stream.started', application: 'cameras' })[0]?.value).toBe(before + 3);
+  });
+
+  it('the simulator firing several events in one second (one token for them all): every one is taken, none refused', async () => {
+    const rejectedBefore = samples(await exporter.metrics(), 'wowza_webhook_rejected_total').reduce((n, s) => n + s.value, 0);
+    const statusRejected = async () => ((await (await fetch(`${exporter.url}/api/v1/status`)).json()) as { webhooks: { rejected: Record<string, number> } }).webhooks.rejected;
+    const statusBefore = await statusRejected();
+    const before = sim.webhooks.deliveries.length;
+    const streams = ['burst1', 'burst2', 'burst3', 'burst4', 'burst5'];
+    await Promise.all(streams.map((stream) => sim.webhooks.fire({ name: 'stream.stopped', context: { vhost: V, app: 'cameras', appInstance: '_definst_', stream } })));
+    await sim.webhooks.settled();
+    const attempts = sim.webhooks.deliveries.slice(before);
+    expect(attempts.map((a) => a.status)).toEqual(streams.map(() => 202));
+    const text = await exporter.metrics();
+    for (const stream of streams) expect(samples(text, 'wowza_stream_last_event_timestamp_seconds', { stream, state: 'stopped' }), stream).toHaveLength(1);
+    expect(samples(text, 'wowza_webhook_rejected_total').reduce((n, s) => n + s.value, 0)).toBe(rejectedBefore);
+    // The status page's "rejected" line reads the same counts: nothing new on it.
+    expect(await statusRejected()).toEqual(statusBefore);
+  });
+
   it('webhooks setup against a server before 4.9.6 exits 1 and says why', async () => {
     const old = await startSimulator({ serverVersion: 'Wowza Streaming Engine 4.9.4 build20250114124522' });
     try {
