@@ -1,12 +1,14 @@
 import { readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseYaml } from './yaml.js';
 import type { z } from 'zod';
 import type { WowzaTarget } from '../wowza/client.js';
 import type { ExpectedStream } from './expected-streams.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, defaultRequestTimeoutMs, pollDeadlineMs } from '../collectors/poll-deadline.js';
-import { ConfigError, describeIssues } from './errors.js';
+import { ConfigError, describeIssues, formatPath } from './errors.js';
 import { parseShard } from './shard.js';
 import { COLLECTOR_NAMES, ConfigSchema, type CollectorName, type Config, type ModuleConfig, type ServerConfig } from './schema.js';
+import { ConfigProblems } from './problems.js';
 import { readSecretFile } from './secrets.js';
 import { isUsableToken, resolveVideoToken, VIDEO_TOKEN_ENV } from '../video/token.js';
 
@@ -255,14 +257,17 @@ export function defaultServerName(url: string): string {
   return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
 }
 
+/** Validates the merged document into a Config, or gives a `key: problem` line per bad key. */
+function validate(doc: Record<string, unknown>): { config: Config; issues?: undefined } | { config?: undefined; issues: string[] } {
+  const parsed = ConfigSchema.safeParse(doc);
+  return parsed.success ? { config: parsed.data } : { issues: describeIssues(parsed.error, knownKeysAt) };
+}
+
 /** Validates the merged document (file, then flags) into a Config, or throws ConfigError naming each bad key. */
 export function parseConfig(doc: Record<string, unknown>, source = 'config'): Config {
-  const parsed = ConfigSchema.safeParse(doc);
-  if (!parsed.success) {
-    const lines = describeIssues(parsed.error, knownKeysAt);
-    throw new ConfigError(`invalid ${source}:\n  ${lines.join('\n  ')}`);
-  }
-  return parsed.data;
+  const { config, issues } = validate(doc);
+  if (issues) throw new ConfigError(`invalid ${source}:\n  ${issues.join('\n  ')}`);
+  return config;
 }
 
 export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, warn: Warn = () => {}): RuntimeConfig {
@@ -272,8 +277,47 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
   return resolveConfig(config, env, warn);
 }
 
-/** Reads secret files, fills defaults that depend on other keys, and checks cross-field rules. */
-export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.env, warn: Warn = () => {}): RuntimeConfig {
+/**
+ * `--config.check`: every problem of the config file and flags, one line each, without starting anything or asking
+ * any server. When the schema fails, the files its keys name are still checked (readable or not), so a bad key and a
+ * missing file show up in the same run.
+ */
+export function checkConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, warn: Warn = () => {}): { problems: string[]; config?: Config } {
+  const problems = new ConfigProblems();
+  const doc = problems.attempt(() => {
+    const d = flags.config ? readConfigFile(flags.config) : {};
+    applyFlags(d, flags);
+    return d;
+  });
+  if (!doc) return { problems: problems.lines };
+  const { config, issues } = validate(doc);
+  if (issues) {
+    for (const line of issues) problems.add(line);
+    for (const [field, path] of namedInputFiles(doc)) problems.attempt(() => checkReadable(path, field));
+    return { problems: problems.lines };
+  }
+  resolveConfig(config, env, warn, problems);
+  return { problems: problems.lines, config };
+}
+
+/** Keys whose value is a file the exporter reads (secrets, CAs, web config), wherever they are in the document. */
+const INPUT_FILE_KEYS = new Set(['password_file', 'bearer_token_file', 'secret_file', 'token_file', 'ca_file', 'config_file']);
+
+/** `[key path, file]` for every input-file key of a raw (unvalidated) document. */
+function namedInputFiles(node: unknown, at: Array<string | number> = []): Array<[string, string]> {
+  if (Array.isArray(node)) return node.flatMap((item, i) => namedInputFiles(item, [...at, i]));
+  if (!isMapping(node)) return [];
+  return Object.entries(node).flatMap(([key, value]): Array<[string, string]> =>
+    INPUT_FILE_KEYS.has(key) && typeof value === 'string' && value !== '' ? [[formatPath([...at, key]), value]] : namedInputFiles(value, [...at, key]),
+  );
+}
+
+/**
+ * Reads secret files, fills defaults that depend on other keys, and checks cross-field rules. Every problem is
+ * gathered into `problems` when given; otherwise a ConfigError lists them all (nothing is half-started).
+ */
+export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.env, warn: Warn = () => {}, gathered?: ConfigProblems): RuntimeConfig {
+  const problems = gathered ?? new ConfigProblems();
   const ownInterval = (n: CollectorName) => {
     const t = config.collectors[n];
     return typeof t === 'object' ? t.interval : undefined;
@@ -297,10 +341,11 @@ export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.e
   const logServers: WowzaTarget[] = [];
   const targets = servers.map((s, i) => {
     const name = s.name ?? defaultServerName(s.url);
-    if (names.has(name)) throw new ConfigError(`servers[${i}].name: "${name}" is used twice; give each server a unique name`);
+    if (names.has(name)) problems.add(`servers[${i}].name: "${name}" is used twice; give each server a unique name`);
     names.add(name);
     const field = `servers[${i}]`;
-    const target = toTarget(s, name, field, requestTimeout(s, field, config, fastest), config, env, warn);
+    const timeoutMs = problems.attempt(() => requestTimeout(s, field, config, fastest)) ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const target = toTarget(s, name, field, timeoutMs, config, env, warn, problems);
     // Log reads run on their own schedule: the poll interval does not bound them.
     logServers.push({ ...target, timeoutMs: s.timeout ?? config.poll.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS });
     return target;
@@ -308,29 +353,36 @@ export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.e
 
   const modules = new Map<string, ProbeModule>();
   for (const [name, m] of Object.entries(config.modules)) {
-    checkCaFile(m.tls.ca_file, `modules.${name}.tls.ca_file`);
-    const password = m.password_file ? readSecretFile(m.password_file, `modules.${name}.password_file`, warn) : env.WOWZA_PASSWORD;
+    problems.attempt(() => checkCaFile(m.tls.ca_file, `modules.${name}.tls.ca_file`));
+    const password = m.password_file ? problems.attempt(() => readSecretFile(m.password_file!, `modules.${name}.password_file`, warn)) : env.WOWZA_PASSWORD;
     modules.set(name, { config: m, password, allowed: m.allowed_targets.map((p) => new RegExp(`^(?:${p})$`)) });
   }
 
   // The video collector is optional: it runs only when a token is configured.
   const videoToken = config.video.token_file
-    ? readVideoTokenFile(config.video.token_file, warn)
+    ? problems.attempt(() => readVideoTokenFile(config.video.token_file!, warn))
     : env[VIDEO_TOKEN_ENV]
       ? resolveVideoToken({ env, warn })
       : undefined;
   if (!videoToken) collectors.video.enabled = false;
 
-  const webhookSecret = config.webhooks.secret_file ? readSecretFile(config.webhooks.secret_file, 'webhooks.secret_file', warn) : undefined;
+  const webhookSecret = config.webhooks.secret_file ? problems.attempt(() => readSecretFile(config.webhooks.secret_file!, 'webhooks.secret_file', warn)) : undefined;
 
   if (config.logs) {
-    checkFilePath(config.logs.positions_file, 'logs.positions_file');
-    checkFilePath(config.logs.dead_letter_file, 'logs.dead_letter_file');
+    problems.attempt(() => checkFilePath(config.logs!.positions_file, 'logs.positions_file'));
+    problems.attempt(() => checkFilePath(config.logs!.dead_letter_file, 'logs.dead_letter_file'));
     config.logs.sinks.forEach((s, i) => {
-      if (s.type === 'file') checkFilePath(s.path, `logs.sinks[${i}].path`);
+      const field = `logs.sinks[${i}]`;
+      if (s.type === 'file') problems.attempt(() => checkFilePath(s.path, `${field}.path`));
+      // The sinks read their secrets (and warn about their modes) when the exporter starts them; a missing one is
+      // reported here with the others.
+      if (s.type === 'loki' && s.password_file) problems.attempt(() => readSecretFile(s.password_file!, `${field}.password_file`));
+      if ((s.type === 'loki' || s.type === 'http') && s.bearer_token_file) problems.attempt(() => readSecretFile(s.bearer_token_file!, `${field}.bearer_token_file`));
+      if ((s.type === 'loki' || s.type === 'http') && s.tls?.ca_file) problems.attempt(() => checkCaFile(s.tls!.ca_file, `${field}.tls.ca_file`));
     });
   }
 
+  if (!gathered) problems.throwIfAny();
   return { config, servers: targets, logServers, modules, videoToken, webhookSecret, collectors, fastest };
 }
 
@@ -356,13 +408,36 @@ function readVideoTokenFile(path: string, warn: Warn): string {
   return token;
 }
 
-/** A file the exporter writes later: a directory in its place would only fail at the first write. */
+/** A file the exporter reads (used when the schema failed, and with it the checks of each file's content). */
+function checkReadable(path: string, field: string): void {
+  try {
+    readFileSync(path);
+  } catch (err) {
+    throw new ConfigError(`${field}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+/**
+ * A file the exporter writes later: a directory in its place, or a file where one of its directories should be,
+ * would only fail at the first write. Missing directories are fine: they are created (mkdir -p) then.
+ */
 function checkFilePath(path: string, field: string): void {
   let isDirectory = false;
   try {
     isDirectory = statSync(path).isDirectory();
   } catch {
-    return; // not there yet: it is created on the first write
+    // Not there yet: created on the first write, as are its missing directories, unless a file stands in their place.
+    for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
+      let stats;
+      try {
+        stats = statSync(dir);
+      } catch {
+        if (dirname(dir) === dir) return;
+        continue;
+      }
+      if (!stats.isDirectory()) throw new ConfigError(`${field}: cannot create the directory of ${path}: ${dir} is a file, not a directory`);
+      return;
+    }
   }
   if (isDirectory) throw new ConfigError(`${field}: ${path} is a directory; give the path of a file`);
 }
@@ -408,9 +483,9 @@ function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
-function toTarget(s: ServerConfig, name: string, field: string, timeoutMs: number, config: Config, env: NodeJS.ProcessEnv, warn: Warn): WowzaTarget {
-  checkCaFile(s.tls.ca_file, `${field}.tls.ca_file`);
-  const password = s.password_file ? readSecretFile(s.password_file, `${field}.password_file`, warn) : env.WOWZA_PASSWORD;
+function toTarget(s: ServerConfig, name: string, field: string, timeoutMs: number, config: Config, env: NodeJS.ProcessEnv, warn: Warn, problems: ConfigProblems): WowzaTarget {
+  problems.attempt(() => checkCaFile(s.tls.ca_file, `${field}.tls.ca_file`));
+  const password = s.password_file ? problems.attempt(() => readSecretFile(s.password_file!, `${field}.password_file`, warn)) : env.WOWZA_PASSWORD;
   return {
     name,
     url: s.url,

@@ -1,0 +1,31 @@
+import { ConfigError } from '../config/errors.js';
+import { checkConfig, type ConfigFlags } from '../config/load.js';
+import { escapeControlCharactersButNewlines } from '../control-characters.js';
+
+/** `--config.check`: a line per problem (each names its key and file), then a summary; 0 valid, 2 invalid. */
+export async function reportConfigCheck(flags: ConfigFlags): Promise<number> {
+  const warnings: string[] = [];
+  const warn = (msg: string, meta: object) => {
+    const m = meta as { field?: string; path?: string };
+    warnings.push(`warning: ${m.field ? `${m.field}: ` : ''}${m.path ? `${m.path}: ` : ''}${msg}`);
+  };
+  const { problems, config } = checkConfig(flags, process.env, warn);
+  // The web config (and the TLS files it names) is read as the exporter reads it at start.
+  if (config?.web.config_file) {
+    try {
+      await (await import('../http/web-config.js')).loadWebConfig(config.web.config_file, warn);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(err.message);
+    }
+  }
+  const source = flags.config ?? 'the flags';
+  const out = [...problems, ...warnings];
+  out.push(
+    problems.length === 0
+      ? `config.check: ${source} is valid${warnings.length ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})` : ''}`
+      : `config.check: ${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}; the exporter would not start`,
+  );
+  process.stdout.write(escapeControlCharactersButNewlines(out.join('\n')) + '\n');
+  return problems.length === 0 ? 0 : 2;
+}
