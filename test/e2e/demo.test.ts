@@ -1,5 +1,5 @@
 import { execSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/exporter-process.js';
 import { waitFor } from '../helpers/ports.js';
@@ -54,9 +54,23 @@ describe('demo', () => {
           return undefined;
         }
       }, 15_000);
+      // Issue 40: the churn's stream stop fires several events in one second, signed with one token (no jti); the
+      // status page said "rejected: replayed: 6". Every one is taken, and nothing shows as rejected.
+      type WebhookStatus = { webhooks: { events: Array<{ count: number }>; rejected: Record<string, number> } };
+      const hooks = await waitFor('the churn\'s webhook events (one stream and its renditions stop after 20 s)', async () => {
+        const s = ((await (await fetch(statusUrl)).json()) as WebhookStatus).webhooks;
+        return s.events.reduce((n, e) => n + e.count, 0) >= 2 ? s : undefined;
+      }, 90_000);
+      expect(hooks.rejected).toEqual({});
+      expect(out).not.toContain('webhook rejected');
     } finally {
       proc.kill('SIGINT');
     }
     expect(await exited).toBe(0);
+    // Its temporary folder (the webhook secret, read positions, shipped records) is gone once it stopped.
+    const tempDir = /temporary folder\s+(\S+)/.exec(out)?.[1];
+    expect(tempDir, out.slice(-600)).toMatch(/wowza-exporter-demo-/);
+    expect(/shipped log records\s+(\S+)/.exec(out)![1]!.startsWith(`${tempDir!}/`)).toBe(true);
+    expect(existsSync(tempDir!)).toBe(false);
   });
 });

@@ -229,3 +229,37 @@ describe('webhooks setup against answers the simulator does not give', () => {
     }
   });
 });
+
+describe('what the receiver remembers is bounded in count and in time', () => {
+  it('an event id is forgotten after dedupe_window newer ones, or after its time: the same id is then taken again', async () => {
+    const bounded = new Registry();
+    const taken: string[] = [];
+    const handler = createWebhookReceiver({
+      secret: SECRET,
+      registry: bounded,
+      logger: silentLogger(),
+      dedupeWindow: 3,
+      dedupeTtlMs: 2000,
+      resolveServer: () => 'wse-1',
+      onEvent: (_s, e) => {
+        taken.push(e.id);
+      },
+    });
+    const srv = createServer((req, res) => void handler(req, res, new URL(req.url!, 'http://x')));
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const to = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`;
+    const send = async (id: string) => (await post(JSON.stringify(event(id)), tok(), 'application/json', to)).status;
+    try {
+      expect(await send('b0')).toBe(202);
+      expect(await send('b0')).toBe(200); // remembered
+      for (const id of ['b1', 'b2', 'b3']) expect(await send(id)).toBe(202);
+      expect(await send('b0')).toBe(202); // three newer ids pushed it out
+      await new Promise((r) => setTimeout(r, 2100));
+      expect(await send('b3')).toBe(202); // its time passed
+      expect(taken).toEqual(['b0', 'b1', 'b2', 'b3', 'b0', 'b3']);
+      expect(await bounded.getSingleMetricAsString('wowza_webhook_duplicates_total')).toMatch(/^wowza_webhook_duplicates_total 1$/m);
+    } finally {
+      await new Promise((r) => srv.close(r));
+    }
+  });
+});
