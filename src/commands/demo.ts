@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
@@ -27,10 +27,18 @@ export const demoCommand: CommandModule = {
       .option('streams', { type: 'number', default: 3, describe: 'streams per application in the simulator' })
       .option('log.level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], default: 'warn' }),
   handler: async (argv) => {
+    // The demo's secret, positions and shipped records: nothing in it outlives the demo.
     const dir = mkdtempSync(join(tmpdir(), 'wowza-exporter-demo-'));
-    // 4.9.6 so the simulator can deliver webhooks to the exporter's receiver. A default install's layout: REST on
-    // Basic, the admin port's connectioncounts provider on Digest.
-    const sim = await startSimulator({ port: 0, auth: 'basic', adminAuth: 'digest', streams: Number(argv.streams), serverVersion: DEMO_VERSION, logs: { linesPerSecond: 5 } });
+    const removeDir = () => rmSync(dir, { recursive: true, force: true });
+    let sim: Awaited<ReturnType<typeof startSimulator>>;
+    try {
+      // 4.9.6 so the simulator can deliver webhooks to the exporter's receiver. A default install's layout: REST on
+      // Basic, the admin port's connectioncounts provider on Digest.
+      sim = await startSimulator({ port: 0, auth: 'basic', adminAuth: 'digest', streams: Number(argv.streams), serverVersion: DEMO_VERSION, logs: { linesPerSecond: 5 } });
+    } catch (err) {
+      removeDir();
+      throw err;
+    }
     const logFile = join(dir, 'wowza-logs.ndjson');
     const secretFile = join(dir, 'webhook-secret');
     const secret = randomBytes(24).toString('base64url');
@@ -56,6 +64,7 @@ export const demoCommand: CommandModule = {
       exporter = await startExporter(runtime, logger);
     } catch (err) {
       await sim.close();
+      removeDir();
       throw err;
     }
     await exporter.scheduler.firstCycle;
@@ -88,6 +97,7 @@ export const demoCommand: CommandModule = {
         `  metrics                   ${u}/metrics`,
         `  readiness                 ${u}/-/ready`,
         `  shipped log records       ${logFile}`,
+        `  temporary folder          ${dir}  (removed when the demo stops)`,
         '',
         'Try:',
         `  curl -s ${u}/metrics | grep -E '^wowza_(up|machine_cpu_ratio|stream_connected)'`,
@@ -115,6 +125,8 @@ export const demoCommand: CommandModule = {
       clearTimeout(faultClearing);
       await exporter.close();
       await sim.close();
+      // After the exporter closed: its sinks and position store have written their last.
+      removeDir();
     });
   },
 };
