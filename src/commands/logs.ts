@@ -3,6 +3,7 @@ import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { createLogger } from '../logger.js';
 import { tailLog } from '../logs/tail.js';
+import { guardLogType, unknownLogTypeMessage } from '../logs/unknown-log-type.js';
 import { parseServerFilterFlags, resolveLogType } from '../logs/vocabulary.js';
 import { WowzaClient } from '../wowza/client.js';
 import { WowzaLogSource } from '../wowza/log-source.js';
@@ -20,7 +21,10 @@ const tail: CommandModule = {
       .option('filter', { type: 'string', describe: 'server-side filters, comma-separated: noDebug,noInfo,noWarn,noError,noHeader,noColumnHeadings' })
       .option('search', { type: 'string', describe: 'only lines containing this text (server-side)' })
       .option('regex-search', { type: 'string', describe: 'only lines matching this regular expression (server-side)' })
-      .option('format', { type: 'string', choices: ['json', 'raw'], default: 'json', describe: 'json: one parsed record per line; raw: lines exactly as the server holds them (control characters escaped on a terminal)' }),
+      .option('format', { type: 'string', choices: ['json', 'raw'], default: 'json', describe: 'json: one parsed record per line; raw: lines exactly as the server holds them (control characters escaped on a terminal)' })
+      .usage('Usage: $0 logs tail --log-type <type> [options]\n\nPrint a server log, optionally following it across rotations. A type the server does not have is named with the ones it has.')
+      .example('WOWZA_PASSWORD=secret $0 logs tail --wowza.url http://wowza:8087 --wowza.username admin --log-type access -f', 'follow the access log as JSON records')
+      .example('$0 logs tail --config /etc/wowza-exporter/config.yaml --log-type error -n 50 --format raw', 'the last 50 lines of the error log, as the server holds them'),
   handler: async (argv) => {
     const warn = createLogger({ level: 'warn' });
     const runtime = loadConfig(configFlagsFrom(argv), process.env, (m, meta) => warn.warn(meta, m));
@@ -41,10 +45,17 @@ const tail: CommandModule = {
     // A reader that goes away (`| head`) ends the tail quietly; tailLog sees the failed write itself. This listener
     // outlives it: an 'error' emitted after it returns must not become an uncaught exception either.
     process.stdout.on('error', () => undefined);
+    const asked = String(argv['log-type']);
+    // A type the server does not have ends the tail, with or without --follow, naming the types it has.
+    let unknown: ConfigError | undefined;
+    const source = guardLogType(new WowzaLogSource(client), (types) => {
+      unknown = new ConfigError(`--log-type ${asked}: ${unknownLogTypeMessage(resolveLogType(asked), types)}`);
+      stop.abort();
+    });
     try {
       await tailLog({
-        source: new WowzaLogSource(client),
-        logType: resolveLogType(String(argv['log-type'])),
+        source,
+        logType: resolveLogType(asked),
         follow: argv.follow === true,
         startAt: argv['start-at'] as 'end' | 'beginning',
         lines,
@@ -61,17 +72,25 @@ const tail: CommandModule = {
         timeZone: runtime.config.logs?.time_zone,
         logger: warn,
       });
+    } catch (err) {
+      throw unknown ?? err;
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await client.close();
     }
+    if (unknown) throw unknown;
   },
 };
 
 export const logsCommand: CommandModule = {
   command: 'logs <command>',
   describe: 'read server logs (log shipping itself runs in serve, configured in the logs: section)',
-  builder: (y) => y.command(tail).demandCommand(1),
+  builder: (y) =>
+    y
+      .command(tail)
+      .demandCommand(1)
+      .usage('Usage: $0 logs <command> [options]\n\nRead server logs (log shipping itself runs in serve, configured in the logs: section).')
+      .example('$0 logs tail --log-type access -f', 'follow the access log of http://127.0.0.1:8087'),
   handler: () => {},
 };
