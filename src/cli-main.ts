@@ -49,6 +49,8 @@ export async function main(argv: string[]): Promise<void> {
   const yargs = await loadYargs();
   const cli = yargs(argv)
     .scriptName('wowza-exporter')
+    // The usage line of the bare command; each command's builder sets its own (and its examples).
+    .usage('Usage: $0 [command] [options]\n\nA Prometheus exporter and log shipper for Wowza Streaming Engine. Without a command, runs serve.')
     .parserConfiguration({ 'dot-notation': false })
     .command(await commandsFor(argv))
     .strict()

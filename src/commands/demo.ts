@@ -25,7 +25,10 @@ export const demoCommand: CommandModule = {
     y
       .option('web.listen-address', { type: 'string', default: '127.0.0.1:9935', describe: 'address of the exporter' })
       .option('streams', { type: 'number', default: 3, describe: 'streams per application in the simulator' })
-      .option('log.level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], default: 'warn' }),
+      .option('log.level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], default: 'warn', describe: 'log level of the exporter' })
+      .usage('Usage: $0 demo [options]\n\nStart the simulator, the exporter and the log follower on loopback and print where to look; Ctrl-C stops them and removes the demo\'s temporary folder.')
+      .example('$0 demo', 'then open http://127.0.0.1:9935/ in a browser')
+      .example('$0 demo --web.listen-address 127.0.0.1:9936 --streams 10', 'on another port, with more streams'),
   handler: async (argv) => {
     // The demo's secret, positions and shipped records: nothing in it outlives the demo.
     const dir = mkdtempSync(join(tmpdir(), 'wowza-exporter-demo-'));

@@ -5,12 +5,18 @@ import { stringifyJsonSafely } from '../control-characters.js';
 import { runDoctor } from '../doctor/checks.js';
 import { formatResult, type CheckResult } from '../doctor/report.js';
 import { createLogger, silentLogger } from '../logger.js';
-import { configFlagsFrom, withServeFlags } from './flags.js';
+import { configFlagsFrom, withPollFlags, withWowzaFlags } from './flags.js';
 
 export const doctorCommand: CommandModule = {
   command: 'doctor',
   describe: 'diagnose the connection to each configured server and the cost of polling it',
-  builder: (y) => withServeFlags(y).option('json', { type: 'boolean', default: false, describe: 'print the results as JSON' }),
+  // The connection, and the polling whose cost it estimates: no web, log, shard or Wowza Video flags, which it would ignore.
+  builder: (y) =>
+    withPollFlags(withWowzaFlags(y))
+      .option('json', { type: 'boolean', default: false, describe: 'print the results as JSON' })
+      .usage('Usage: $0 doctor [options]\n\nDiagnose the connection to each configured server and the cost of polling it; exit 0 when every check passes, 1 otherwise.')
+      .example('WOWZA_PASSWORD=secret $0 doctor --wowza.url http://wowza:8087 --wowza.username admin', 'check one server')
+      .example('$0 doctor --config /etc/wowza-exporter/config.yaml --json', 'check every server of a config, as JSON'),
   handler: async (argv) => {
     const flags = configFlagsFrom(argv);
     const warnLog = createLogger({ level: 'warn' });

@@ -2,7 +2,10 @@ import type { Argv } from 'yargs';
 import { COLLECTOR_NAMES, type CollectorName } from '../config/schema.js';
 import type { ConfigFlags } from '../config/load.js';
 
-/** The `--wowza.*` connection flags shared by serve, logs, webhooks and doctor. */
+/**
+ * `--config` and the `--wowza.*` connection flags shared by serve, logs, webhooks and doctor. Each command adds only
+ * the other groups it reads, so that its `--help` lists no flag it would ignore.
+ */
 export function withWowzaFlags<T>(y: Argv<T>) {
   return y
     .option('config', { type: 'string', describe: 'YAML config file (flags override it)', group: 'General:' })
@@ -18,14 +21,26 @@ export function withWowzaFlags<T>(y: Argv<T>) {
       array: true,
       describe: 'the server\'s connectioncounts provider, e.g. http://wowza:8086/connectioncounts: all viewer counts in one request (one per --wowza.url); default: <host>:8086 is tried; off: never',
       group: 'Wowza:',
-    })
-    .option('log.level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], describe: 'log level (default info)', group: 'General:' })
-    .option('log.format', { type: 'string', choices: ['json', 'logfmt'], describe: 'log format (default json)', group: 'General:' });
+    });
 }
 
-/** The flags only `serve` has. */
+/** How often and how hard servers are polled, and which collectors run: serve's, and doctor's cost estimate. */
+export function withPollFlags<T>(y: Argv<T>) {
+  let out = y
+    .option('poll.interval', { type: 'string', describe: 'how often collectors poll (default 15s)', group: 'Polling:' })
+    .option('poll.max-requests-per-second', { type: 'number', describe: 'average requests a second per server (default 50, 0: no limit): stream polls stretch to fit', group: 'Polling:' })
+    .option('poll.concurrency', { type: 'string', describe: 'parallel API requests per server: auto (default: adapts to the server, up to poll.concurrency_max) or a number', group: 'Polling:' });
+  for (const name of COLLECTOR_NAMES) {
+    out = out.option(`collector.${name}`, { type: 'boolean', describe: `enable the ${name} collector (--no-collector.${name} to disable)`, group: 'Collectors:' });
+  }
+  return out;
+}
+
+/** The flags of `serve`: the connection, polling, the exporter's own log, its web server, sharding and Wowza Video. */
 export function withServeFlags<T>(y: Argv<T>) {
-  let out = withWowzaFlags(y)
+  return withPollFlags(withWowzaFlags(y))
+    .option('log.level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], describe: 'log level (default info)', group: 'General:' })
+    .option('log.format', { type: 'string', choices: ['json', 'logfmt'], describe: 'log format (default json)', group: 'General:' })
     .option('web.listen-address', { type: 'string', array: true, describe: 'address for /metrics and /probe, repeatable: every one answers (default :9935)', group: 'Web:' })
     .option('web.telemetry-path', { type: 'string', describe: 'path of the metrics (default /metrics)', group: 'Web:' })
     .option('web.systemd-socket', { type: 'boolean', describe: 'listen on the sockets systemd passes (socket activation) instead of --web.listen-address', group: 'Web:' })
@@ -38,16 +53,9 @@ export function withServeFlags<T>(y: Argv<T>) {
       group: 'Web:',
     })
     .option('web.max-connections', { type: 'number', describe: 'inbound connections at most; beyond, the longest-idle one is closed (default: half the open-file limit, 16-1024)', group: 'Web:' })
-    .option('poll.interval', { type: 'string', describe: 'how often collectors poll (default 15s)', group: 'Polling:' })
     .option('shard', { type: 'string', describe: 'i/N: poll only the servers whose name hashes (as Prometheus hashmod) to i of N replicas', group: 'Polling:' })
-    .option('poll.max-requests-per-second', { type: 'number', describe: 'average requests a second per server (default 50, 0: no limit): stream polls stretch to fit', group: 'Polling:' })
-    .option('poll.concurrency', { type: 'string', describe: 'parallel API requests per server: auto (default: adapts to the server, up to poll.concurrency_max) or a number', group: 'Polling:' })
     .option('video.url', { type: 'string', describe: 'Wowza Video API base URL', group: 'Wowza Video:' })
     .option('video.token-file', { type: 'string', describe: 'file with the Wowza Video API token (or env WOWZA_VIDEO_TOKEN)', group: 'Wowza Video:' });
-  for (const name of COLLECTOR_NAMES) {
-    out = out.option(`collector.${name}`, { type: 'boolean', describe: `enable the ${name} collector (--no-collector.${name} to disable)`, group: 'Collectors:' });
-  }
-  return out;
 }
 
 type Args = Record<string, unknown>;

@@ -250,13 +250,16 @@ export function createSchedulesCommand(given?: SchedulesIo, exit: (code: number)
   const list: CommandModule = {
     command: 'list',
     describe: 'list schedules as the list gives them (get <id> for times and the next start/stop)',
-    builder: (y) => withVideoFlags(y),
+    builder: (y) =>
+      withVideoFlags(y)
+        .usage('Usage: $0 schedules list [options]\n\nList schedules as the list gives them (get <id> for times and the next start/stop).')
+        .example(`${VIDEO_TOKEN_ENV}=... $0 schedules list --json`, 'every schedule of the account, as JSON'),
     handler: async (a) => exit(await listSchedulesCommand(connection(a), output(a), io())),
   };
   const get: CommandModule = {
     command: 'get <id>',
     describe: 'show one schedule',
-    builder: (y) => withId(y),
+    builder: (y) => withId(y).usage('Usage: $0 schedules get <id> [options]\n\nShow one schedule.').example('$0 schedules get 4f3d2c1b --video.token-file /etc/wowza-exporter/secrets/video-token', 'one schedule, with its next start and stop'),
     handler: async (a) => exit(await getScheduleCommand(connection(a), String(a.id), output(a), io())),
   };
   const update: CommandModule = {
@@ -270,7 +273,9 @@ export function createSchedulesCommand(given?: SchedulesIo, exit: (code: number)
         .option('stop-transcoder', { type: 'string', describe: 'UTC stop, same formats', group: 'Fields:' })
         .option('recurrence-data', { type: 'string', describe: 'weekdays for recurring schedules, e.g. monday,wednesday', group: 'Fields:' })
         .option('start-repeat', { type: 'string', describe: 'first day of a recurring schedule, YYYY-MM-DD', group: 'Fields:' })
-        .option('end-repeat', { type: 'string', describe: 'last day of a recurring schedule, YYYY-MM-DD', group: 'Fields:' }),
+        .option('end-repeat', { type: 'string', describe: 'last day of a recurring schedule, YYYY-MM-DD', group: 'Fields:' })
+        .usage('Usage: $0 schedules update <id> [fields] [options]\n\nChange fields of a schedule (its state cannot be changed this way).')
+        .example("$0 schedules update 4f3d2c1b --start-transcoder '2025-06-01 18:00:00' --stop-transcoder '2025-06-01 20:00:00'", 'move a one-time schedule'),
     handler: async (a) =>
       exit(
         await updateScheduleCommand(
@@ -293,13 +298,25 @@ export function createSchedulesCommand(given?: SchedulesIo, exit: (code: number)
   const del: CommandModule = {
     command: 'delete <id>',
     describe: 'delete a schedule (asks first; --yes to skip the question)',
-    builder: (y) => withId(y).option('yes', { type: 'boolean', default: false, describe: 'delete without asking' }),
+    builder: (y) =>
+      withId(y)
+        .option('yes', { type: 'boolean', default: false, describe: 'delete without asking' })
+        .usage('Usage: $0 schedules delete <id> [options]\n\nDelete a schedule (asks first; --yes to skip the question).')
+        .example('$0 schedules delete 4f3d2c1b --yes', 'delete without asking'),
     handler: async (a) => exit(await deleteScheduleCommand(connection(a), String(a.id), { ...output(a), yes: a.yes === true }, io())),
   };
   return {
     command: 'schedules <command>',
     describe: 'list and change Wowza Video (hosted) transcoder schedules',
-    builder: (y) => y.command(list).command(get).command(update).command(del).demandCommand(1),
+    builder: (y) =>
+      y
+        .command(list)
+        .command(get)
+        .command(update)
+        .command(del)
+        .demandCommand(1)
+        .usage('Usage: $0 schedules <command> [options]\n\nList and change Wowza Video (hosted) transcoder schedules.')
+        .example(`${VIDEO_TOKEN_ENV}=... $0 schedules list`, 'the schedules of a Wowza Video account'),
     handler: () => {},
   };
 }

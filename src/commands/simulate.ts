@@ -136,7 +136,11 @@ export async function runSimulator(opts: SimulatorOptions, out: NodeJS.WritableS
 export const simulateCommand: CommandModule = {
   command: 'simulate',
   describe: 'run the embedded Wowza Streaming Engine REST API simulator (a test tool)',
-  builder: (y) => withSimulateFlags(y),
+  builder: (y) =>
+    withSimulateFlags(y)
+      .usage('Usage: $0 simulate [options]\n\nRun the embedded Wowza Streaming Engine REST API simulator (a test tool).')
+      .example('$0 simulate --port 8087 --admin-port 8086', 'a simulated server where a default install listens (user and password admin)')
+      .example('$0 simulate --port 0 --admin-port 0 --server-version "Wowza Streaming Engine 4.9.6 build20250601000000"', 'on free ports, new enough to deliver webhooks'),
   handler: async (argv) => {
     const logger = createLogger({ level: argv['log.level'] as LogLevel, format: argv['log.format'] as LogFormat }).child({ component: 'simulator' });
     const opts = simulatorOptionsFromArgs(argv);

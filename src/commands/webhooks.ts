@@ -61,7 +61,9 @@ const setup: CommandModule = {
       .option('id', { type: 'string', default: 'wowza-exporter', describe: 'id of the target and filter this tool manages' })
       .option('max-retry-attempts', { type: 'number', default: 3 })
       .option('retry-delay-ms', { type: 'number', default: 1000 })
-      .option('dry-run', { type: 'boolean', default: false, describe: 'show the changes without making them' }),
+      .option('dry-run', { type: 'boolean', default: false, describe: 'show the changes without making them' })
+      .usage('Usage: $0 webhooks setup --target-url <url> --secret-file <file> [options]\n\nMake the server deliver webhooks to this exporter (idempotent; prints what it changes).')
+      .example('$0 webhooks setup --wowza.url http://wowza:8087 --target-url http://exporter:9935/webhooks/wowza --secret-file /etc/wowza-exporter/secrets/webhook-secret --dry-run', 'show what it would change on one server'),
   handler: async (argv) => {
     targetUrlFor(String(argv['target-url']), 'check'); // a usage error exits 2 before any server is asked
     const secret = readSecretFile(String(argv['secret-file']), '--secret-file', (m) => process.stderr.write(`warning: ${m}\n`));
@@ -87,7 +89,11 @@ const setup: CommandModule = {
 const status: CommandModule = {
   command: 'status',
   describe: 'show webhook targets, filters and whether the server listener is installed',
-  builder: (y) => withWowzaFlags(y).option('json', { type: 'boolean', default: false }),
+  builder: (y) =>
+    withWowzaFlags(y)
+      .option('json', { type: 'boolean', default: false, describe: 'print JSON instead of text' })
+      .usage('Usage: $0 webhooks status [options]\n\nShow webhook targets, filters and whether the server listener is installed.')
+      .example('$0 webhooks status --config /etc/wowza-exporter/config.yaml', 'every configured server'),
   handler: async (argv) => {
     await forEachServer(argv, async (client, name) => {
         const s = await webhookStatus(client);
@@ -109,6 +115,12 @@ const status: CommandModule = {
 export const webhooksCommand: CommandModule = {
   command: 'webhooks <command>',
   describe: 'configure and inspect WSE webhook delivery (4.9.6+)',
-  builder: (y) => y.command(setup).command(status).demandCommand(1),
+  builder: (y) =>
+    y
+      .command(setup)
+      .command(status)
+      .demandCommand(1)
+      .usage('Usage: $0 webhooks <command> [options]\n\nConfigure and inspect WSE webhook delivery (4.9.6+).')
+      .example('$0 webhooks status --wowza.url http://wowza:8087', 'what the server delivers, and where'),
   handler: () => {},
 };
