@@ -1,5 +1,5 @@
 import { execSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/exporter-process.js';
 import { waitFor } from '../helpers/ports.js';
@@ -67,5 +67,10 @@ describe('demo', () => {
       proc.kill('SIGINT');
     }
     expect(await exited).toBe(0);
+    // Its temporary folder (the webhook secret, read positions, shipped records) is gone once it stopped.
+    const tempDir = /temporary folder\s+(\S+)/.exec(out)?.[1];
+    expect(tempDir, out.slice(-600)).toMatch(/wowza-exporter-demo-/);
+    expect(/shipped log records\s+(\S+)/.exec(out)![1]!.startsWith(`${tempDir!}/`)).toBe(true);
+    expect(existsSync(tempDir!)).toBe(false);
   });
 });
