@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -92,6 +92,17 @@ describe('--config.check', () => {
       expect.stringMatching(/^(--)?web\.config\.file: cannot read .*no-web\.yml.*ENOENT/),
       `config.check: ${config}: 5 problems; the exporter would not start`,
     ]);
+  });
+
+  it('a secret file every user may read is a warning, not a problem: exit 0', async () => {
+    const password = join(dir, 'open-password');
+    writeFileSync(password, 'x\n');
+    chmodSync(password, 0o644);
+    const config = join(dir, 'warned.yaml');
+    writeFileSync(config, stringify({ servers: [{ url: 'http://127.0.0.1:1', password_file: password }] }));
+    const r = await runCli(['--config.check', '--config', config]);
+    expect(lines(r.stdout)).toEqual([`warning: servers[0].password_file: ${password}: secret file is readable by every user; chmod 600 it`, `config.check: ${config} is valid (1 warning)`]);
+    expect(r.code).toBe(0);
   });
 
   it('serve without --config.check still refuses to start, and names every problem', async () => {
