@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
 import { parseChallenges } from '../wowza/digest.js';
 import { WowzaError, WowzaUnparsableError } from '../wowza/errors.js';
+import { FIX, isManagerPage, NOT_REST_API } from '../wowza/failure-advice.js';
 import { createAgent } from '../wowza/transport.js';
 import { versionOf } from '../collectors/status.js';
 import type { CheckResult } from './report.js';
@@ -62,13 +63,13 @@ export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
       const addrs = await lookup(host, { all: true });
       add({ check: 'dns', status: 'pass', message: `${host} resolves to ${addrs.map((a) => a.address).join(', ')}` });
     } catch (err) {
-      add({ check: 'dns', status: 'fail', message: `${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'error'})`, fix: 'check the host name in --wowza.url and the DNS of this machine' });
+      add({ check: 'dns', status: 'fail', message: `${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'error'})`, fix: FIX.dns });
       return results;
     }
   }
   const tcp = await tcpCheck(host, port, o.target.timeoutMs);
   if (tcp) {
-    add({ check: 'tcp', status: 'fail', message: `cannot connect to ${host}:${port} (${tcp})`, fix: tcp === 'ECONNREFUSED' ? 'nothing listens there: the WSE REST API listens on 8087 by default (check <RESTInterface> in Server.xml and that the server runs)' : 'check firewalls and that the host is up' });
+    add({ check: 'tcp', status: 'fail', message: `cannot connect to ${host}:${port} (${tcp})`, fix: tcp === 'ECONNREFUSED' ? FIX.refused : FIX.unreachableHost });
     return results;
   }
   add({ check: 'tcp', status: 'pass', message: `${host}:${port} accepts connections` });
@@ -151,10 +152,10 @@ function tlsCheck(host: string, port: number, t: WowzaTarget): Promise<CheckResu
     const s = tlsConnect({ host, port, servername: isIP(host) ? undefined : host, rejectUnauthorized: false, ...(ca ? { ca } : {}) });
     s.setTimeout(t.timeoutMs, () => {
       s.destroy();
-      resolve({ check: 'tls', status: 'fail', message: `no TLS handshake within ${t.timeoutMs} ms`, fix: 'is this port plain HTTP? then use an http:// URL' });
+      resolve({ check: 'tls', status: 'fail', message: `no TLS handshake within ${t.timeoutMs} ms`, fix: FIX.wrongScheme });
     });
     s.once('error', (e: NodeJS.ErrnoException) =>
-      resolve({ check: 'tls', status: 'fail', message: `TLS handshake failed (${e.code ?? e.message})`, fix: 'is this port plain HTTP? then use an http:// URL' }),
+      resolve({ check: 'tls', status: 'fail', message: `TLS handshake failed (${e.code ?? e.message})`, fix: FIX.wrongScheme }),
     );
     s.once('secureConnect', () => {
       const cert = s.getPeerCertificate() as PeerCertificate;
@@ -173,7 +174,7 @@ function tlsCheck(host: string, port: number, t: WowzaTarget): Promise<CheckResu
             check: 'tls',
             status: 'fail',
             message: `certificate not trusted (${authErr})${selfSigned ? ': it is self-signed or signed by a private CA' : ''}`,
-            fix: selfSigned ? 'pass the server certificate or its CA with --wowza.ca-file, or use --wowza.insecure-skip-verify for a test server' : 'renew or fix the server certificate',
+            fix: selfSigned ? FIX.untrusted : 'renew or fix the server certificate',
             details,
           });
         }
@@ -206,12 +207,12 @@ async function httpCheck(url: URL, t: WowzaTarget): Promise<CheckResult> {
       return { check: 'http', status: 'pass', message: `REST API answered and asks for ${offered.map(cap).join(' or ')} authentication`, details: { offered } };
     }
     if (html) {
-      const manager = /Streaming Engine Manager|enginemanager/i.test(body);
+      const manager = isManagerPage(body);
       return {
         check: 'http',
         status: 'fail',
-        message: manager ? 'this is the Wowza Streaming Engine Manager (a web UI), not the REST API' : `HTTP ${res.statusCode} with an HTML page: not the WSE REST API`,
-        fix: 'point --wowza.url at the REST port, 8087 by default (the Manager is on 8088, streaming on 1935)',
+        message: manager ? `this is the Wowza Streaming Engine Manager (a web UI), ${NOT_REST_API}` : `HTTP ${res.statusCode} with an HTML page: ${NOT_REST_API}`,
+        fix: FIX.notRestApi,
       };
     }
     if (res.statusCode >= 200 && res.statusCode < 300) {
@@ -239,8 +240,8 @@ const cap = (s: string) => (s === 'digest' ? 'Digest' : s === 'basic' ? 'Basic' 
 
 async function authCheck(t: WowzaTarget, offered: string[]): Promise<CheckResult> {
   if (offered.length === 0) return { check: 'auth', status: 'pass', message: 'no authentication required' };
-  if (!t.username) return { check: 'auth', status: 'fail', message: `the server asks for ${offered.map(cap).join(' or ')} and no username is configured`, fix: 'set --wowza.username and --wowza.password-file (or WOWZA_PASSWORD)' };
-  if (t.password === undefined) return { check: 'auth', status: 'fail', message: `no password configured for user "${t.username}"`, fix: 'set --wowza.password-file or WOWZA_PASSWORD' };
+  if (!t.username) return { check: 'auth', status: 'fail', message: `the server asks for ${offered.map(cap).join(' or ')} and no username is configured`, fix: FIX.noUsername };
+  if (!t.password) return { check: 'auth', status: 'fail', message: `no password configured for user "${t.username}"`, fix: FIX.noPassword };
   const supported = offered.filter((s): s is 'basic' | 'digest' => s === 'basic' || s === 'digest');
   const works: string[] = [];
   for (const scheme of supported) {
@@ -267,7 +268,7 @@ async function authCheck(t: WowzaTarget, offered: string[]): Promise<CheckResult
     };
   }
   if (works.length === 0) {
-    return { check: 'auth', status: 'fail', message: `wrong username or password: user "${t.username}" was rejected with ${supported.map(cap).join(' and ')}`, fix: 'check the user in Server.xml/admin.password and the password file (a trailing newline is ignored)', details };
+    return { check: 'auth', status: 'fail', message: `wrong username or password: user "${t.username}" was rejected with ${supported.map(cap).join(' and ')}`, fix: FIX.wrongCredentials, details };
   }
   const chosen = t.auth === 'auto' ? autoPick! : t.auth;
   if (!works.includes(chosen)) {

@@ -13,7 +13,9 @@ import {
   WowzaTooLargeError,
   WowzaUnparsableError,
   type CallSite,
+  type ErrorPage,
 } from './errors.js';
+import { isManagerPage } from './failure-advice.js';
 import type { StreamSessions } from './connection-counts.js';
 import { RequestDeadline } from '../request-deadline.js';
 import { redactUrl } from './redact.js';
@@ -90,6 +92,7 @@ export class WowzaClient {
   private readonly ownsDispatcher: boolean;
   private readonly base: URL;
   private readonly budget: ByteBudget;
+  private restCount = 0;
 
   constructor(
     readonly target: WowzaTarget,
@@ -209,7 +212,21 @@ export class WowzaClient {
     const site: CallSite = { server: this.target.name, endpoint, url: redactUrl(url.toString()) };
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const raw = await this.send(method, url, site, opts.signal, body);
-    return parseBody(raw.body, raw.contentType, schema, site, this.target);
+    const parsed = parseBody(raw.body, raw.contentType, schema, site, this.target);
+    this.restAnswered();
+    return parsed;
+  }
+
+  /**
+   * How many answers had the REST API's shape (a body its schema accepts, Wowza's JSON error envelope, credentials
+   * accepted after a challenge): a server none of whose answers has it is not the WSE REST API (`wowza_up` 0).
+   */
+  get restAnswers(): number {
+    return this.restCount;
+  }
+
+  private restAnswered(): void {
+    this.restCount++;
   }
 
   /** The body cap of one endpoint: its own where it has one, never above max_response_size. */
@@ -317,8 +334,12 @@ export class WowzaClient {
         throw new WowzaAuthError(site, this.target.username ?? '', verdict.retry ? 'the server kept rejecting fresh challenges' : verdict.reason);
       }
       if (res.status < 200 || res.status >= 300) {
-        throw new WowzaHttpError(site, res.status, scrubCredentials(errorMessage(res.body), this.target));
+        const page = errorPage(res.body, String(res.headers['content-type'] ?? ''));
+        if (page === 'wowza') this.restAnswered();
+        throw new WowzaHttpError(site, res.status, scrubCredentials(errorMessage(res.body), this.target), page);
       }
+      // Credentials accepted after a challenge: the REST API's own authentication answered.
+      if (attempt > 1 && url.origin === this.base.origin) this.restAnswered();
       return res;
     }
   }
@@ -417,6 +438,22 @@ function errorMessage(body: Buffer): string | undefined {
     return title ? title.trim() : 'non-JSON (HTML/XML) error page';
   }
   return text.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+/** What an error answer is: Wowza's JSON envelope (`wowzaServer`, or `success: false` with a code), a web page, or else. */
+function errorPage(body: Buffer, contentType: string): ErrorPage {
+  const text = body.toString('utf8', 0, Math.min(body.length, 65_536)).trim();
+  if (text.startsWith('{')) {
+    try {
+      const parsed = ErrorBody.safeParse(JSON.parse(body.toString('utf8')));
+      if (parsed.success && (parsed.data.wowzaServer != null || (parsed.data.success === false && parsed.data.code != null))) return 'wowza';
+    } catch {
+      // not JSON
+    }
+    return 'other';
+  }
+  if (/html/i.test(contentType) || /^<(!doctype|html)/i.test(text)) return isManagerPage(text) ? 'manager' : 'html';
+  return 'other';
 }
 
 /** A 2xx body is as untrusted as an error page: what it quotes of itself in an error is scrubbed the same way. */

@@ -31,9 +31,18 @@ export class WowzaAuthError extends WowzaError {
   }
 }
 
+/** What an error answer looked like: Wowza's JSON envelope, the Manager's web UI, another web page, or anything else. */
+export type ErrorPage = 'wowza' | 'manager' | 'html' | 'other';
+
 export class WowzaHttpError extends WowzaError {
   readonly kind = 'http';
-  constructor(site: CallSite, readonly status: number, readonly wowzaMessage: string | undefined) {
+  constructor(
+    site: CallSite,
+    readonly status: number,
+    readonly wowzaMessage: string | undefined,
+    /** Tells a missing object (Wowza's own 404) from a server that is not the REST API at all. */
+    readonly page: ErrorPage = 'wowza',
+  ) {
     super(`${site.endpoint} answered HTTP ${status}${wowzaMessage ? `: ${wowzaMessage}` : ''} (${site.url})`, site);
   }
 }
