@@ -5,6 +5,7 @@ import type { SelfMetrics } from '../metrics/self-metrics.js';
 import type { SnapshotStore } from '../metrics/snapshot-store.js';
 import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
 import { WowzaError } from '../wowza/errors.js';
+import { adviceText, adviseFailure, FIX, foreignAnswer, NOT_REST_API, type Advice } from '../wowza/failure-advice.js';
 import type { Collector, PollBase } from './collector.js';
 import { errorReason, ObjectErrorLog, untrackedObjects, type ObjectOutcomes, type ObjectSummary } from './object-errors.js';
 import { ConcurrencyLimiter, type Limit } from './concurrency-limiter.js';
@@ -31,6 +32,11 @@ export interface PollResult {
   objects?: ObjectSummary;
   /** false when the failure says the server was not reached or rejected the credentials. */
   reached: boolean;
+  /**
+   * Whether the server answered as the WSE REST API while this poll ran (a success, or any answer of the API's shape):
+   * a server that never does is not Wowza (`wowza_up` 0). Undefined for sources outside the REST API.
+   */
+  rest?: boolean;
 }
 
 /** Times one poll that produces a fresh set; never throws. */
@@ -48,11 +54,14 @@ export async function timedPoll(collector: string, produce: () => Promise<Metric
 
 /** Runs one collector against one server into a fresh set; never throws. */
 export async function runCollector(collector: Collector, base: PollBase, objects: ObjectOutcomes = untrackedObjects()): Promise<PollResult> {
-  const result = await timedPoll(collector.name, async () => {
+  const before = base.client.restAnswers;
+  const polled = await timedPoll(collector.name, async () => {
     const set = new MetricSet();
     await collector.poll({ ...base, objects }, set);
     return set;
   });
+  // A success built on the discovery walk alone made no request of its own, and the walk had the API's shape.
+  const result = { ...polled, rest: polled.ok || base.client.restAnswers > before };
   const summary = objects.summary();
   return summary ? { ...result, objects: summary } : result;
 }
@@ -299,6 +308,15 @@ interface Job {
   polled: boolean;
   stopped: boolean;
   last?: LastPoll;
+  /** The reason of the failure last said at warn level (undefined once a poll succeeds again). */
+  failureSaid?: string;
+}
+
+/** The latest poll of one collector, as far as `wowza_up` is concerned. */
+interface Outcome {
+  reached: boolean;
+  rest: boolean;
+  error?: Error;
 }
 
 export interface SchedulerOptions {
@@ -322,8 +340,10 @@ export interface SchedulerOptions {
 export class Scheduler {
   private readonly runtimes = new Map<string, ServerRuntime>();
   private readonly jobs: Job[] = [];
-  /** Latest `reached` of each up-setting collector, per server. */
-  private readonly reachedBy = new Map<string, Map<string, boolean>>();
+  /** Latest outcome of each up-setting collector, per server. */
+  private readonly reachedBy = new Map<string, Map<string, Outcome>>();
+  /** The state of each server last logged: `up`, or the kind and fix of why it is down. */
+  private readonly stateSaid = new Map<string, string>();
   /** server, collector, field and reason of every drop already logged (bounded: the fields are the code's own names). */
   private readonly dropsSaid = new Set<string>();
   /** applicationsOf's answer per discovered topology (gone with it). */
@@ -363,11 +383,36 @@ export class Scheduler {
     return this.runtimes;
   }
 
-  /** Whether the latest poll of every collector of `server` reached it (`wowza_up`); undefined before any poll. */
+  /** `wowza_up` of `server`: its latest polls reached the WSE REST API; undefined before any poll. */
   reached(server: string): boolean | undefined {
+    return this.serverState(server)?.up;
+  }
+
+  /** Why `server` is down, with the next step (the same words as doctor's); undefined while it is up or not polled yet. */
+  downReason(server: string): Advice | undefined {
+    return this.serverState(server)?.advice;
+  }
+
+  /**
+   * Up when the latest poll of every collector reached the server and at least one of them met an answer of the REST
+   * API's shape: one object's 404 is Wowza's own, but a server where nothing answers as the API is not Wowza.
+   */
+  private serverState(server: string): { up: boolean; key: string; advice?: Advice } | undefined {
     const byCollector = this.reachedBy.get(server);
     if (!byCollector || byCollector.size === 0) return undefined;
-    return [...byCollector.values()].every(Boolean);
+    const t = this.runtimes.get(server)?.target;
+    const ctx = { url: t?.url ?? '', username: t?.username, password: t?.password };
+    const outcomes = [...byCollector.values()];
+    const unreached = outcomes.find((o) => !o.reached && o.error);
+    if (unreached) {
+      const err = unreached.error!;
+      const advice = adviseFailure(err, ctx) ?? { cause: err.message, fix: FIX.unreachableHost };
+      return { up: false, key: `${errorReason(err)}\u0000${advice.fix}`, advice };
+    }
+    if (outcomes.some((o) => o.rest)) return { up: true, key: 'up' };
+    const foreign = (outcomes.find((o) => o.error && foreignAnswer(o.error)) ?? outcomes.find((o) => o.error))?.error;
+    const advice = (foreign && adviseFailure(foreign, ctx)) || { cause: `${foreign ? `${foreign.message}: ` : ''}no answer had the shape of the REST API, ${NOT_REST_API}`, fix: FIX.notRestApi };
+    return { up: false, key: `foreign\u0000${advice.fix}`, advice };
   }
 
   /** Every job's spec and last poll, for the status page; the interval is the one in force, with why it differs. */
@@ -438,6 +483,7 @@ export class Scheduler {
     runtime?.stopRequests();
     await this.removeJobs((j) => j.spec.server === name);
     this.reachedBy.delete(name);
+    this.stateSaid.delete(name);
     for (const said of this.dropsSaid) if (said.startsWith(`${name}\u0000`)) this.dropsSaid.delete(said);
     this.o.store.deleteServer(name);
     await runtime?.close();
@@ -553,7 +599,8 @@ export class Scheduler {
     const { self, store } = this.o;
     self.collectorDuration.set(labels, result.seconds);
     self.collectorSuccess.set(labels, result.ok ? 1 : 0);
-    if (job.spec.setsUp) self.up.set({ server }, this.recordReached(server, collector, result.reached) ? 1 : 0);
+    const state = job.spec.setsUp ? this.recordOutcome(server, collector, result) : undefined;
+    if (state) self.up.set({ server }, state.up ? 1 : 0);
     job.last = {
       at: Date.now(),
       seconds: result.seconds,
@@ -567,10 +614,42 @@ export class Scheduler {
       await store.put(server, collector, result.set);
       self.lastPoll.set(labels, Date.now() / 1000);
       log.debug({ seconds: result.seconds, series: result.set.size }, 'poll done');
+      if (job.failureSaid !== undefined) log.info({ seconds: result.seconds, series: result.set.size }, 'poll succeeds again');
+      job.failureSaid = undefined;
     } else {
       store.delete(server, collector);
-      log.warn({ reason: errorReason(result.error!), err: result.error!.message, seconds: result.seconds }, 'poll failed');
+      this.sayFailure(job, result.error!, result.seconds, state?.up === false, log);
     }
+  }
+
+  /**
+   * A failing poll is said once per change of its reason while its server is up; while the server is down, its line
+   * (sayState) says it all, and each collector's failure goes to debug level.
+   */
+  private sayFailure(job: Job, error: Error, seconds: number, serverDown: boolean, log: Logger): void {
+    const reason = errorReason(error);
+    const fields = { reason, err: error.message, seconds };
+    if (serverDown || job.failureSaid === reason) return log.debug(fields, 'poll failed');
+    job.failureSaid = reason;
+    const t = this.runtimes.get(job.spec.server)?.target;
+    const advice = t ? adviseFailure(error, { url: t.url, username: t.username, password: t.password }) : undefined;
+    log.warn({ ...fields, ...(advice ? { fix: advice.fix } : {}) }, 'poll failed');
+  }
+
+  /** One line when a server goes down (with cause and next step), another when its cause changes, one when it recovers. */
+  private sayState(server: string, state: { up: boolean; key: string; advice?: Advice }): void {
+    const before = this.stateSaid.get(server);
+    if (before === state.key || (before === undefined && state.up)) {
+      if (before === undefined) this.stateSaid.set(server, state.key);
+      return;
+    }
+    this.stateSaid.set(server, state.key);
+    const log = this.o.logger.child({ component: 'server', server });
+    if (state.up) return log.info('server answers again (wowza_up 1)');
+    // The collectors' lines are said again, at their next failure, once the server is back.
+    for (const j of this.jobs) if (j.spec.server === server) j.failureSaid = undefined;
+    const a = state.advice!;
+    log.warn({ cause: a.cause, fix: a.fix }, `server down (wowza_up 0): ${adviceText(a)}`);
   }
 
   /**
@@ -599,15 +678,16 @@ export class Scheduler {
   }
 
   /**
-   * Whether the latest poll of every collector of `server` reached it. Collectors finish in no fixed
-   * order, so taking only the latest result would make `wowza_up` flap while one endpoint hangs.
+   * Keeps the latest outcome of each collector of `server` and gives the server's state. Collectors finish in no
+   * fixed order, so taking only the latest result would make `wowza_up` flap while one endpoint hangs.
    */
-  private recordReached(server: string, collector: string, reached: boolean): boolean {
+  private recordOutcome(server: string, collector: string, result: PollResult) {
     let byCollector = this.reachedBy.get(server);
     if (!byCollector) this.reachedBy.set(server, (byCollector = new Map()));
-    byCollector.set(collector, reached);
-    for (const r of byCollector.values()) if (!r) return false;
-    return true;
+    byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, ...(result.error ? { error: result.error } : {}) });
+    const state = this.serverState(server)!;
+    this.sayState(server, state);
+    return state;
   }
 
   async stop(): Promise<void> {

@@ -76,6 +76,7 @@ function serverCard(s) {
   const labels = Object.entries(s.labels).map(([k, v]) => esc(k) + "=" + esc(v)).join(", ");
   return '<section class="card ' + state + '" data-server="' + esc(s.name) + '" data-up="' + s.up + '">' +
     "<h3>" + esc(s.name) + " " + upText + (failing.length ? " " + pill("bad", failing.length + " collector" + (failing.length > 1 ? "s" : "") + " failing") : "") + "</h3>" +
+    (s.down_reason ? '<div class="err" data-down-reason>' + esc(s.down_reason) + (s.down_fix ? '<div class="muted">fix: ' + esc(s.down_fix) + "</div>" : "") + "</div>" : "") +
     '<div class="facts"><span class="muted">' + esc(s.url) + "</span>" +
     (s.version ? "<span>Wowza " + esc(s.version) + (s.build ? " (build " + esc(s.build) + ")" : "") + "</span>" : "") +
     (s.license_type ? "<span>licence " + esc(s.license_type) + (s.license_expires ? ", expires " + esc(s.license_expires) : "") + "</span>" : "") +

@@ -41,6 +41,9 @@ export interface ServerStatus {
   url: string;
   /** `wowza_up`: null until a poll ended. */
   up: boolean | null;
+  /** Why `up` is false, and the next step (the words of serve's log and of doctor); null while up or pending. */
+  down_reason: string | null;
+  down_fix: string | null;
   version: string | null;
   build: string | null;
   license_type: string | null;
@@ -251,6 +254,8 @@ export interface StatusSources {
   shard: Shard | undefined;
   servers: ReadonlyMap<string, WowzaTarget>;
   reached(server: string): boolean | undefined;
+  /** Why a server is down (wowza_up 0), with the next step. */
+  downReason?(server: string): { cause: string; fix: string } | undefined;
   jobs: Array<{ server: string; collector: string; intervalMs: number; intervalReason?: string; last?: LastPoll }>;
   facts: StatusFacts;
   registry: Registry;
@@ -296,6 +301,8 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
       name: t.name,
       url: t.url,
       up: reached ?? null,
+      down_reason: reached === false ? (src.downReason?.(t.name)?.cause ?? null) : null,
+      down_fix: reached === false ? (src.downReason?.(t.name)?.fix ?? null) : null,
       version: f.version ?? null,
       build: f.build ?? null,
       license_type: f.licenseType ?? null,

@@ -196,7 +196,8 @@ describe('exporter process under injected Wowza faults', () => {
     ].join('\n');
     writeFileSync(join(dir, 'config.yaml'), config);
     exporter = await startExporterProcess(
-      ['--config', join(dir, 'config.yaml'), '--poll.interval', '1s', '--wowza.timeout', '500ms'],
+      // At debug level every failing poll has its line (at info, a down server's collectors are said once, by the server).
+      ['--config', join(dir, 'config.yaml'), '--poll.interval', '1s', '--wowza.timeout', '500ms', '--log.level', 'debug'],
       // The trusted certificate stands for a CA installed on the host; the untrusted one is in no store.
       trusted ? { NODE_EXTRA_CA_CERTS: trusted.certPath } : {},
     );
