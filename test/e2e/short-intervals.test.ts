@@ -19,9 +19,10 @@ describe('short poll intervals with nothing else set', () => {
       const started = Date.now();
       const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username, '--poll.interval', interval], { WOWZA_PASSWORD: sim.password });
       try {
-        const text = await waitFor('wowza_up 1', async () => {
+        // Collectors finish their first polls in no fixed order: wait for the scrape that shows all of them.
+        const text = await waitFor('wowza_up 1 and every collector polled', async () => {
           const t = await exporter.metrics();
-          return samples(t, 'wowza_up')[0]?.value === 1 ? t : undefined;
+          return samples(t, 'wowza_up')[0]?.value === 1 && samples(t, 'wowza_exporter_collector_success').length === 8 ? t : undefined;
         });
         expect(Date.now() - started).toBeLessThan(10_000);
         const success = samples(text, 'wowza_exporter_collector_success');
