@@ -57,10 +57,12 @@ describe('serve\'s footprint, as users run it', () => {
 
   it('holds Sparkplug and TurboFan off for a one-stream server, and turns them on at 30 polls in 10 s or once the polls hold 1,000 series', async () => {
     const TURNED_ON = 'JavaScript compilers (Sparkplug, TurboFan) on';
+    // An engineering note: said at debug level only.
+    const DEBUG = ['--log.level', 'debug'];
     const small = await startSimulator({ auth: 'basic', apps: 1, streams: 1 });
     try {
       // Polled every 5 s: fewer than 30 polls in any 10 s, the rate that turns them on too.
-      const exporter = await startExporterProcess(['--wowza.url', small.url, '--wowza.username', small.username, '--poll.interval', '5s'], { WOWZA_PASSWORD: small.password, NODE_OPTIONS: '' });
+      const exporter = await startExporterProcess(['--wowza.url', small.url, '--wowza.username', small.username, '--poll.interval', '5s', ...DEBUG], { WOWZA_PASSWORD: small.password, NODE_OPTIONS: '' });
       try {
         await streamPolls(exporter, 3);
         expect(exporter.output()).not.toContain(TURNED_ON);
@@ -68,7 +70,7 @@ describe('serve\'s footprint, as users run it', () => {
         await exporter.stop();
       }
       // The same server polled every second: a rate of work that turns them on.
-      const busy = await startExporterProcess(['--wowza.url', small.url, '--wowza.username', small.username, '--poll.interval', '1s'], { WOWZA_PASSWORD: small.password, NODE_OPTIONS: '' });
+      const busy = await startExporterProcess(['--wowza.url', small.url, '--wowza.username', small.username, '--poll.interval', '1s', ...DEBUG], { WOWZA_PASSWORD: small.password, NODE_OPTIONS: '' });
       try {
         const line = await waitFor('the compilers turned on by the poll rate', () => busy.output().split('\n').find((l) => l.includes(TURNED_ON)));
         expect((JSON.parse(line) as { reason: string }).reason).toBe('poll rate');
@@ -79,7 +81,7 @@ describe('serve\'s footprint, as users run it', () => {
       await small.close();
     }
     // 4 applications of 50 streams: about 3,500 series.
-    const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username], { WOWZA_PASSWORD: sim.password, NODE_OPTIONS: '' });
+    const exporter = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username, ...DEBUG], { WOWZA_PASSWORD: sim.password, NODE_OPTIONS: '' });
     try {
       const line = await waitFor('the compilers turned on', () => exporter.output().split('\n').find((l) => l.includes(TURNED_ON)));
       const entry = JSON.parse(line) as { reason: string; series: number };
