@@ -16,6 +16,7 @@ import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from './http/
 import { sendMetrics, sendText, startExporterServer, type RouteHandler } from './http/server.js';
 import { systemdSockets } from './http/systemd-socket.js';
 import { buildStatus, StatusFacts } from './http/status.js';
+import { BUILD } from './build-info.js';
 import type { Logger } from './logger.js';
 import { createSelfMetrics, forgetServer, type SelfMetrics } from './metrics/self-metrics.js';
 import { addServerLabels, formatServerLabels } from './metrics/server-labels.js';
@@ -130,6 +131,8 @@ const videoSettings = (rt: RuntimeConfig) => JSON.stringify({ video: rt.config.v
 const HEALTH_PATHS: ReadonlySet<string> = new Set(['/-/healthy', '/-/ready']);
 
 export async function startExporter(initial: RuntimeConfig, logger: Logger, extra: ExporterExtras = {}): Promise<Exporter> {
+  // Said once at start: which build is running is the first question about any log.
+  logger.info({ version: BUILD.version, revision: BUILD.revision, node: process.version }, `wowza-exporter ${BUILD.version} (revision ${BUILD.revision}) starting`);
   const self = extra.selfMetrics ?? createSelfMetrics();
   let runtime = initial;
   const store = new SnapshotStore(
@@ -149,7 +152,8 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     if (compilersOn) return;
     compilersOn = true;
     seriesPolled.clear();
-    if (optimiseJavaScript()) logger.info({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript compilers (Sparkplug, TurboFan) on: the exporter has work for them');
+    // An engineering note, not an operator's concern.
+    if (optimiseJavaScript()) logger.debug({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript compilers (Sparkplug, TurboFan) on: the exporter has work for them');
   };
   /** When the last polls ended, for the rate: many servers or short intervals are work too. */
   const pollsEnded: number[] = [];
@@ -471,6 +475,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       shard: runtime.config.shard,
       servers: new Map([...polled].map(([name, s]) => [name, s.target])),
       reached: (server) => scheduler.reached(server),
+      downReason: (server) => scheduler.downReason(server),
       jobs: scheduler.jobStates(),
       facts,
       registry: self.registry,

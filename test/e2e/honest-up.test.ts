@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
@@ -193,6 +193,16 @@ describe('an honest wowza_up, and serve that explains its failures once', () => 
       expect(failedLines(), JSON.stringify(failedLines())).toHaveLength(1);
       expect(downLines(e)).toEqual([]);
     }, 90_000);
+
+    it('serve says its version and revision once, at start', async () => {
+      const e = (running = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username], { WOWZA_PASSWORD: sim.password }));
+      const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      const all = logLines(e.output());
+      const lines = all.filter((l) => l.msg.includes(' starting') && 'version' in l);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 'info', version, revision: expect.stringMatching(/\S/) });
+      expect(all.indexOf(lines[0]!), 'said before the exporter listens').toBeLessThan(all.findIndex((l) => l.msg === 'exporter listening'));
+    }, 60_000);
 
     it('a server that goes down and comes back: one line naming the cause and fix, then one recovery line', async () => {
       const port = Number(new URL(sim.url).port);
