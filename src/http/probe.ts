@@ -92,7 +92,9 @@ export async function probe(
       if (!r.reached) reached = false;
       if (!r.ok) log.warn({ target: resolved.url, collector: r.collector, reason: errorReason(r.error!), err: r.error!.message }, 'probe collector failed');
     }
-    meta.add(M.up, { server }, reached ? 1 : 0);
+    // As serve's wowza_up: reached, and something answered with the REST API's shape (an HTML server is not Wowza).
+    const rest = results.some((r) => r.rest ?? r.ok);
+    meta.add(M.up, { server }, reached && rest ? 1 : 0);
     meta.add(PROBE.probeDuration, { server }, (performance.now() - started) / 1000);
     const sets = [meta, ...results.map((r) => r.set)];
     return { body: mergeRendered(sets.map((s) => renderSet(s))), series: sets.reduce((n, s) => n + s.size, 0) };

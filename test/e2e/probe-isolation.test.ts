@@ -68,3 +68,24 @@ describe('/probe leaves nothing in /metrics', () => {
     expect(after).not.toMatch(/^wowza_exporter_api_requests_total\{/m);
   }, 120_000);
 });
+
+describe('/probe of a web server that is not Wowza', () => {
+  it('answers wowza_up 0, as serve does: an HTML 404 from every endpoint is not the WSE REST API', async () => {
+    const { createServer } = await import('node:http');
+    const web = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<html><head><title>404 Not Found</title></head><body>Not Found</body></html>'));
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
+    const target = `http://127.0.0.1:${(web.address() as import('node:net').AddressInfo).port}`;
+    const dir = mkdtempSync(join(tmpdir(), 'wowza-probe-html-'));
+    writeFileSync(join(dir, 'config.yaml'), stringify({ servers: [], modules: { default: { allowed_targets: ['http://127\\.0\\.0\\.1:\\d+'] } } }));
+    const exporter = await startExporterProcess(['--config', join(dir, 'config.yaml')]);
+    try {
+      const body = await (await fetch(`${exporter.url}/probe?target=${encodeURIComponent(target)}&module=default`, { signal: AbortSignal.timeout(30_000) })).text();
+      expect(body, body.slice(0, 2000)).toMatch(/^wowza_up\{[^}]*\} 0$/m);
+    } finally {
+      await exporter.stop();
+      web.closeAllConnections();
+      await new Promise((r) => web.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
