@@ -618,7 +618,8 @@ export class Scheduler {
       job.failureSaid = undefined;
     } else {
       store.delete(server, collector);
-      this.sayFailure(job, result.error!, result.seconds, state?.up === false, log);
+      // A job that says nothing of wowza_up (connectioncounts, on the same host) is quiet too while its server is down.
+      this.sayFailure(job, result.error!, result.seconds, (state ?? this.serverState(server))?.up === false, log);
     }
   }
 

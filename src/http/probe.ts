@@ -80,6 +80,7 @@ export async function probe(
     const ctx = { client, server, limit, signal, discovery, log, vanished: () => {}, vocabulary: vocabularyCache() };
     const results = await Promise.all(collectors.filter((c) => c.appliesTo?.(target) ?? true).map((c) => runCollector(c, ctx)));
     const meta = new MetricSet();
+    const outside = new Set(collectors.filter((c) => c.outsideRest).map((c) => c.name as string));
     let reached = results.length > 0;
     for (const r of results) {
       meta.add(PROBE.collectorSuccess, { server, collector: r.collector }, r.ok ? 1 : 0);
@@ -89,11 +90,12 @@ export async function probe(
         const [field, reason] = key.split('\u0000') as [string, string];
         meta.add(PROBE.probeDroppedValues, { server, collector: r.collector, field, reason }, n);
       }
-      if (!r.reached) reached = false;
+      // The connectioncounts provider is another port: as in serve, it says nothing of wowza_up.
+      if (!r.reached && !outside.has(r.collector)) reached = false;
       if (!r.ok) log.warn({ target: resolved.url, collector: r.collector, reason: errorReason(r.error!), err: r.error!.message }, 'probe collector failed');
     }
     // As serve's wowza_up: reached, and something answered with the REST API's shape (an HTML server is not Wowza).
-    const rest = results.some((r) => r.rest ?? r.ok);
+    const rest = results.some((r) => !outside.has(r.collector) && (r.rest ?? r.ok));
     meta.add(M.up, { server }, reached && rest ? 1 : 0);
     meta.add(PROBE.probeDuration, { server }, (performance.now() - started) / 1000);
     const sets = [meta, ...results.map((r) => r.set)];

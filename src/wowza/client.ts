@@ -212,7 +212,14 @@ export class WowzaClient {
     const site: CallSite = { server: this.target.name, endpoint, url: redactUrl(url.toString()) };
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const raw = await this.send(method, url, site, opts.signal, body);
-    const parsed = parseBody(raw.body, raw.contentType, schema, site, this.target);
+    let parsed: z.infer<S>;
+    try {
+      parsed = parseBody(raw.body, raw.contentType, schema, site, this.target);
+    } catch (err) {
+      // XML that is no web page is what WSE answers when the Accept header was dropped on the way: Wowza answered.
+      if (!isWebPage(raw.body, raw.contentType) && raw.body.toString('utf8', 0, 64).trimStart().startsWith('<')) this.restAnswered();
+      throw err;
+    }
     this.restAnswered();
     return parsed;
   }
@@ -338,8 +345,9 @@ export class WowzaClient {
         if (page === 'wowza') this.restAnswered();
         throw new WowzaHttpError(site, res.status, scrubCredentials(errorMessage(res.body), this.target), page);
       }
-      // Credentials accepted after a challenge: the REST API's own authentication answered.
-      if (attempt > 1 && url.origin === this.base.origin) this.restAnswered();
+      // Credentials accepted after a challenge: the REST API's own authentication answered (unless what it let in to is
+      // a web page: a site behind HTTP auth is not the REST API).
+      if (attempt > 1 && url.origin === this.base.origin && !isWebPage(res.body, res.contentType)) this.restAnswered();
       return res;
     }
   }
@@ -456,12 +464,20 @@ function errorPage(body: Buffer, contentType: string): ErrorPage {
   return 'other';
 }
 
+/** An HTML page (a web server's, the Manager's), not an API answer. */
+function isWebPage(body: Buffer, contentType: string): boolean {
+  return /html/i.test(contentType) || /^\s*<(!doctype|html)/i.test(body.toString('utf8', 0, 256));
+}
+
 /** A 2xx body is as untrusted as an error page: what it quotes of itself in an error is scrubbed the same way. */
 function parseBody<S extends z.ZodType>(body: Buffer, contentType: string, schema: S, site: CallSite, t: WowzaTarget): z.infer<S> {
   const text = body.toString('utf8');
   const head = text.trimStart().slice(0, 1);
   if (head === '<' || /xml|html/i.test(contentType)) {
-    throw new WowzaUnparsableError(site, 'the server answered XML/HTML although JSON was requested (Accept: application/json); is this the WSE REST port?');
+    const why = isWebPage(body, contentType)
+      ? 'is this the WSE REST port?'
+      : 'WSE answers XML when the Accept header is dropped on the way: a proxy between here and the server may drop it (connect to the REST port directly, or make the proxy pass Accept)';
+    throw new WowzaUnparsableError(site, `the server answered XML/HTML although JSON was requested (Accept: application/json); ${why}`);
   }
   // Nesting deeper than MAX_JSON_DEPTH was refused while the body streamed in (send): JSON.parse of deep nesting is
   // slow and memory-hungry, and it runs on the thread that answers /metrics and the health checks.

@@ -194,6 +194,25 @@ describe('an honest wowza_up, and serve that explains its failures once', () => 
       expect(downLines(e)).toEqual([]);
     }, 90_000);
 
+    it('a Wowza that answers XML (a proxy dropped the Accept header) is up; its collectors fail saying so, not "not the WSE REST API"', async () => {
+      const xml = await startSimulator({ auth: 'basic', xmlOnly: true, apps: 1, streams: 1 });
+      try {
+        const e = (running = await startExporterProcess(['--wowza.url', xml.url, '--wowza.username', xml.username, '--wowza.connectioncounts-url', 'off', '--poll.interval', '1s'], { WOWZA_PASSWORD: xml.password }));
+        const text = await waitFor('the machine collector failing', async () => {
+          const t = await e.metrics();
+          return samples(t, 'wowza_exporter_collector_success', { collector: 'machine' })[0]?.value === 0 ? t : undefined;
+        });
+        expect(samples(text, 'wowza_up')[0]?.value).toBe(1);
+        await waitFor('its failure line', () => (warnings(e).some((l) => l.msg === 'poll failed' && l.collector === 'machine') ? true : undefined));
+        const line = warnings(e).find((l) => l.msg === 'poll failed' && l.collector === 'machine')!;
+        expect(JSON.stringify(line)).toMatch(/Accept header/);
+        expect(JSON.stringify(line)).not.toMatch(/not the WSE REST API/);
+        expect(downLines(e)).toEqual([]);
+      } finally {
+        await xml.close();
+      }
+    }, 60_000);
+
     it('serve says its version and revision once, at start', async () => {
       const e = (running = await startExporterProcess(['--wowza.url', sim.url, '--wowza.username', sim.username], { WOWZA_PASSWORD: sim.password }));
       const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -18,7 +18,25 @@ describe('one explanation per failure kind', () => {
     expect(adviseFailure(auth, { url: 'http://wse:8087' })?.fix).toBe(FIX.noUsername);
     expect(adviseFailure(auth, { url: 'http://wse:8087', username: 'admin' })?.cause).toBe('no password configured for user "admin"');
     expect(adviseFailure(auth, { url: 'http://wse:8087', username: 'admin', password: '' })?.fix).toBe(FIX.noPassword);
-    expect(adviseFailure(auth, { url: 'http://wse:8087', username: 'admin', password: 'p' })?.fix).toBe(FIX.wrongCredentials);
+    // The authenticator's own words (auth.ts): a rejected password, a scheme the configuration refuses, anything else.
+    const rejected = new WowzaAuthError(site, 'admin', 'wrong username or password (Basic rejected)');
+    expect(adviseFailure(rejected, { url: 'http://wse:8087', username: 'admin', password: 'p' })?.fix).toBe(FIX.wrongCredentials);
+    const scheme = new WowzaAuthError(site, 'admin', 'the server asks for Digest authentication but auth is set to basic (use digest or auto)');
+    expect(adviseFailure(scheme, { url: 'http://wse:8087', username: 'admin', password: 'p' })).toEqual({ cause: scheme.message, fix: FIX.authScheme });
+    const other = new WowzaAuthError(site, 'admin', 'the server kept rejecting fresh challenges');
+    expect(adviseFailure(other, { url: 'http://wse:8087', username: 'admin', password: 'p' })).toEqual({ cause: other.message, fix: FIX.authOther });
+  });
+
+  it('http:// on a TLS port: a reset or bytes that are no HTTP answer suggest https://', () => {
+    for (const code of ['ECONNRESET', 'UND_ERR_SOCKET', 'HPE_INVALID_CONSTANT']) {
+      expect(adviseFailure(new WowzaNetworkError(site, code, 'x'), { url: 'http://wse:8087' })?.fix, code).toBe(FIX.maybeTls);
+    }
+  });
+
+  it('XML from a server whose Accept header was dropped on the way is Wowza, not a foreign answer', () => {
+    const xml = new WowzaUnparsableError(site, 'the server answered XML/HTML although JSON was requested (Accept: application/json); WSE answers XML when the Accept header is dropped on the way: a proxy between here and the server may drop it (connect to the REST port directly, or make the proxy pass Accept)');
+    expect(foreignAnswer(xml)).toBe(false);
+    expect(adviseFailure(xml, { url: 'http://wse:8087' })?.fix).toBe(FIX.acceptDropped);
   });
 
   it("Wowza's own 404 envelope is not a foreign answer; a web page, the Manager and text are", () => {
