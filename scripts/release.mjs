@@ -9,7 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,8 +33,18 @@ for (const built of ['dist/cli.js', 'dist/chunks/build-info.json']) {
 mkdirSync(out, { recursive: true });
 // Only this release's files: a tarball of an older version left here would be listed in SHA256SUMS too.
 for (const f of readdirSync(out)) if (f.endsWith('.tgz') || f === 'SHA256SUMS') rmSync(join(out, f));
-// --ignore-scripts: `prepack` would build a second time (the build ran just before).
-const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: root, encoding: 'utf8' }));
+// The dependency versions this build was tested with go into the tarball as npm-shrinkwrap.json (npm pack never ships
+// package-lock.json): the bundle loads files inside yargs and undici by path, so an install must get those versions,
+// not the newest of their ranges.
+const shrinkwrap = join(root, 'npm-shrinkwrap.json');
+copyFileSync(join(root, 'package-lock.json'), shrinkwrap);
+let packed;
+try {
+  // --ignore-scripts: `prepack` would build a second time (the build ran just before).
+  packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: root, encoding: 'utf8' }));
+} finally {
+  rmSync(shrinkwrap, { force: true });
+}
 const { filename, size, entryCount } = packed[0];
 
 const sums = readdirSync(out)

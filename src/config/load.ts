@@ -366,7 +366,9 @@ export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.e
       : undefined;
   if (!videoToken) collectors.video.enabled = false;
 
-  const webhookSecret = config.webhooks.secret_file ? problems.attempt(() => readSecretFile(config.webhooks.secret_file!, 'webhooks.secret_file', warn)) : undefined;
+  // Read only for a receiver that runs: a secret for a disabled one is no file the user must provide.
+  const webhookSecret =
+    config.webhooks.enabled && config.webhooks.secret_file ? problems.attempt(() => readSecretFile(config.webhooks.secret_file!, 'webhooks.secret_file', warn)) : undefined;
 
   if (config.logs) {
     problems.attempt(() => checkFilePath(config.logs!.positions_file, 'logs.positions_file'));

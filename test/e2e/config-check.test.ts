@@ -23,8 +23,7 @@ describe('--config.check', () => {
     expect(lines(r.stdout)).toEqual([
       'servers[0].password_file: cannot read /etc/wowza-exporter/secrets/password (ENOENT)',
       'modules.default.password_file: cannot read /etc/wowza-exporter/secrets/password (ENOENT)',
-      'webhooks.secret_file: cannot read /etc/wowza-exporter/secrets/webhook-secret (ENOENT)',
-      `config.check: ${EXAMPLE}: 3 problems; the exporter would not start`,
+      `config.check: ${EXAMPLE}: 2 problems; the exporter would not start`,
     ]);
   });
 
@@ -78,7 +77,7 @@ describe('--config.check', () => {
       stringify({
         servers: [{ url: 'http://127.0.0.1:1', tls: { ca_file: notPem } }],
         web: { config_file: join(dir, 'no-web.yml') },
-        webhooks: { secret_file: join(dir, 'no-secret') },
+        webhooks: { enabled: true, secret_file: join(dir, 'no-secret') },
         logs: { positions_file: join(notPem, 'positions.json'), sinks: [{ type: 'loki', url: 'http://127.0.0.1:1', bearer_token_file: join(dir, 'no-token') }] },
       }),
     );
@@ -107,7 +106,7 @@ describe('--config.check', () => {
 
   it('serve without --config.check still refuses to start, and names every problem', async () => {
     const config = join(dir, 'two.yaml');
-    writeFileSync(config, stringify({ servers: [{ url: 'http://127.0.0.1:1', password_file: join(dir, 'no-password') }], webhooks: { secret_file: join(dir, 'no-secret') }, web: { listen_address: '127.0.0.1:0' } }));
+    writeFileSync(config, stringify({ servers: [{ url: 'http://127.0.0.1:1', password_file: join(dir, 'no-password') }], webhooks: { enabled: true, secret_file: join(dir, 'no-secret') }, web: { listen_address: '127.0.0.1:0' } }));
     const r = await runCli(['--config', config]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('2 configuration problems');

@@ -102,6 +102,13 @@ describe('npm run release: the tarball an operator installs', () => {
     expect(entries.filter((e) => /password|secret|\.key$|\.pem$/.test(e))).toEqual([]);
   });
 
+  it("pins the dependencies to the versions the build was tested with (npm-shrinkwrap.json from the lock): the bundle loads files inside yargs and undici by path", async () => {
+    expect(entries).toContain('package/npm-shrinkwrap.json');
+    const shrinkwrap = JSON.parse((await run('tar', ['-xzOf', tgz, 'package/npm-shrinkwrap.json'], { maxBuffer: 16 * 1024 * 1024 })).stdout) as { packages: Record<string, { version?: string }> };
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+    for (const dep of ['node_modules/yargs', 'node_modules/undici', 'node_modules/prom-client']) expect(shrinkwrap.packages[dep]?.version, dep).toBe(lock.packages[dep]!.version);
+  });
+
   it('every module the bundle imports by a relative path is in the tarball', async () => {
     const missing: string[] = [];
     for (const entry of entries.filter((e) => e.startsWith('package/dist/') && e.endsWith('.js'))) {

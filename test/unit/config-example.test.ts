@@ -23,12 +23,11 @@ describe('deploy/config.example.yaml', () => {
     expect(config.collectors.stream).toEqual({ enabled: true, interval: 30_000 });
   });
 
-  it('with --config.check, reports only the secret files a user must create: the Wowza password and the webhook secret', () => {
+  it('with --config.check, reports only the secret file a user must create: the Wowza password (the webhook receiver is off)', () => {
     const { problems } = checkConfig({ config: EXAMPLE.pathname }, {});
     expect(problems).toEqual([
       'servers[0].password_file: cannot read /etc/wowza-exporter/secrets/password (ENOENT)',
       'modules.default.password_file: cannot read /etc/wowza-exporter/secrets/password (ENOENT)',
-      'webhooks.secret_file: cannot read /etc/wowza-exporter/secrets/webhook-secret (ENOENT)',
     ]);
   });
 
