@@ -21,9 +21,10 @@ const SECRET = 'docs-drift-webhook-secret';
 const VIDEO_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.docs-drift-video.sig';
 /**
  * The README's convention for a metric that a healthy setup does not show: its name is followed by "(only when ...)"
- * or "(only after ...)" stating the condition, as in `wowza_webhook_rejected_total{reason}` (only after a rejection).
+ * or "(only after ...)" stating the condition, as in `wowza_webhook_rejected_total{reason}` (only after a rejection);
+ * "(only in a probe's answer)" for what /probe alone shows.
  */
-const CONDITIONAL = /^(?:\{[^}]*\})?`?\s*\(only\s+(?:when|after|with|in|while|on)\b/;
+const CONDITIONAL = /^\s*\(only\s+(?:when|after|in)\b/;
 
 /** A metric name as the docs write it, expanded: `a_{x,y}_b{labels}` is a_x_b and a_y_b; the trailing braces are labels. */
 function expandName(token: string): string[] {
