@@ -13,7 +13,7 @@ export function withWowzaFlags<T>(y: Argv<T>) {
     .option('wowza.username', { type: 'string', describe: 'REST API user', group: 'Wowza:' })
     .option('wowza.password-file', { type: 'string', describe: 'file with the password (or env WOWZA_PASSWORD)', group: 'Wowza:' })
     .option('wowza.auth', { type: 'string', choices: ['auto', 'basic', 'digest'], describe: 'authentication scheme (default auto: what the server asks for)', group: 'Wowza:' })
-    .option('wowza.timeout', { type: 'string', describe: 'deadline per API request (default 5s)', group: 'Wowza:' })
+    .option('wowza.timeout', { type: 'string', describe: 'deadline per API request (default: poll.timeout, else 5s or 80 % of the shortest collector interval, whichever is less)', group: 'Wowza:' })
     .option('wowza.insecure-skip-verify', { type: 'boolean', describe: 'accept any TLS certificate (test servers only)', group: 'Wowza:' })
     .option('wowza.ca-file', { type: 'string', describe: 'PEM CA file for a server with a private or self-signed certificate', group: 'Wowza:' })
     .option('wowza.connectioncounts-url', {

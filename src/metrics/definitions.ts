@@ -17,7 +17,7 @@ function def(name: string, type: MetricType, help: string, opts: { ratio?: boole
 }
 
 export const M = {
-  up: def('wowza_up', 'gauge', '1 when the last poll of the server reached the REST API and authenticated, else 0.'),
+  up: def('wowza_up', 'gauge', '1 when the last poll of the server reached it and it answered as the WSE REST API (the expected JSON, Wowza\'s error envelope, or accepted credentials), else 0.'),
 
   machineCpu: def('wowza_machine_cpu_ratio', 'gauge', 'Machine CPU time share by mode (cpuIdle, cpuUser, cpuSystem / 100).', { ratio: true }),
   machineMemoryFree: def('wowza_machine_memory_free_bytes', 'gauge', 'Free machine memory.'),

@@ -61,7 +61,7 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
   });
   return {
     registry,
-    up: new Gauge({ name: 'wowza_up', help: '1 when the last poll of the server reached the REST API and authenticated, else 0.', labelNames: ['server'], registers: [registry] }),
+    up: new Gauge({ name: 'wowza_up', help: '1 when the last poll of the server reached it and it answered as the WSE REST API (the expected JSON, Wowza\'s error envelope, or accepted credentials), else 0.', labelNames: ['server'], registers: [registry] }),
     collectorSuccess: new Gauge({
       name: 'wowza_exporter_collector_success',
       help: '1 when the collector\'s last poll succeeded, else 0 (its series are then absent).',
