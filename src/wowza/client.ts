@@ -460,7 +460,7 @@ function errorPage(body: Buffer, contentType: string): ErrorPage {
     }
     return 'other';
   }
-  if (/html/i.test(contentType) || /^<(!doctype|html)/i.test(text)) return isManagerPage(text) ? 'manager' : 'html';
+  if (isWebPage(body, contentType)) return isManagerPage(text) ? 'manager' : 'html';
   return 'other';
 }
 
