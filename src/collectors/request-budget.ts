@@ -164,8 +164,6 @@ export function streamIntervalWithin(
   size: ServerSize,
   intervals: ReadonlyMap<string, number>,
   discoveryAgeMs: number,
-  // Kept for callers of the earlier signature: paced requests make the start jitter irrelevant to the budget.
-  _jitter?: number,
 ): StretchedInterval {
   if (!intervals.has('stream')) throw new Error('no stream collector');
   return budgetPlan(budgetPerSecond, size, intervals, discoveryAgeMs).intervals.get('stream')!;

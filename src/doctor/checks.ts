@@ -316,7 +316,7 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
     const estimateS = (rounds * latencyMs) / 1000;
     // What serve would do under the request budget, with every collector at the poll interval.
     const intervals = new Map(o.collectors.filter((c) => c.appliesTo?.(o.target) ?? true).map((c) => [c.name as string, o.intervalMs]));
-    const stretched = intervals.has('stream') ? streamIntervalWithin(o.config.poll.max_requests_per_second, { vhosts: V, apps: A, streams: S }, intervals, o.intervalMs * 0.9, o.config.poll.jitter) : undefined;
+    const stretched = intervals.has('stream') ? streamIntervalWithin(o.config.poll.max_requests_per_second, { vhosts: V, apps: A, streams: S }, intervals, o.intervalMs * 0.9) : undefined;
     const challenged = Object.entries(challenges).map(([reason, n]) => `${n} ${reason}`).join(', ');
     const details = {
       vhosts: V,
