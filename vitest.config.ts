@@ -1,8 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Workspace packages (packages/*) run from their TypeScript sources, their package.json "source" export, as the
+  // typecheck reads them: a test needs no build of the package and sees its latest edit.
+  ssr: { resolve: { conditions: ['source'] } },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Ceilings for a real hang, not limits: tests wait on what the exporter reports (npm run test:busy runs them on
     // a machine whose CPUs are busy).
     testTimeout: 120_000,

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
-import { DEFAULT_VHOST, startSimulator } from '../dist/simulator/index.js';
+import { DEFAULT_VHOST, startSimulator } from '@wowza-exporter/simulator';
 import { startExporterProcess } from './lib/exporter-process.js';
 
 const MiB = 1024 * 1024;

@@ -1,5 +1,5 @@
-import { LogGenerator } from '../../dist/simulator/logs/log-generator.js';
-import { ACCESS_FIELDS, formatRecord, headerLines, makeHeader } from '../../dist/simulator/logs/log-format.js';
+import { LogGenerator } from '@wowza-exporter/simulator';
+import { ACCESS_FIELDS, formatRecord, headerLines, makeHeader } from '@wowza-exporter/simulator';
 
 const LOG_TYPE = 'wowzastreamingengine_access';
 

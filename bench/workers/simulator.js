@@ -1,4 +1,4 @@
-import { DEFAULT_VHOST, startSimulator } from '../../dist/simulator/index.js';
+import { DEFAULT_VHOST, startSimulator } from '@wowza-exporter/simulator';
 import { serveRpc } from '../lib/rpc-worker.js';
 
 /**

@@ -11,7 +11,7 @@ import { WowzaClient } from '../wowza/client.js';
 import { onShutdown } from './lifecycle.js';
 import { targetUrlFor } from './webhooks.js';
 
-import { startSimulator } from '../simulator/index.js';
+import { startSimulator } from '@wowza-exporter/simulator';
 
 const DEMO_VERSION = 'Wowza Streaming Engine 4.9.6 build20250601120000';
 const DEMO_FAULT_ROUTE = '/v2/machine/monitoring/current';

@@ -3,7 +3,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../config/errors.js';
 import { parseDuration } from '../config/duration.js';
 import { createLogger, type LogFormat, type LogLevel } from '../logger.js';
-import { SimulatorOptionError, startSimulator, type Simulator, type SimulatorOptions } from '../simulator/index.js';
+import { SimulatorOptionError, startSimulator, type Simulator, type SimulatorOptions } from '@wowza-exporter/simulator';
 import { onShutdown } from './lifecycle.js';
 
 /** The flags of `wowza-exporter simulate`. */

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVideoSimulator, videoSchedule, type VideoSimulator } from '../../src/simulator/video/index.js';
+import { startVideoSimulator, videoSchedule, type VideoSimulator } from '@wowza-exporter/simulator/video';
 import { problems, type Shape } from './shape.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { answerFor, ENDPOINT_NAMES, loadSwaggerModels, SWAGGER_DIR, swaggerAvailable, type Endpoint, type SwaggerModels } from '../helpers/swagger-models.js';
 import { problems } from './shape.js';
 import { swaggerShape } from './swagger-shape.js';

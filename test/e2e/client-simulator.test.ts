@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { WowzaClient, type WowzaTarget } from '../../src/wowza/client.js';
 import { WowzaAuthError } from '../../src/wowza/errors.js';
 import { runCli } from '../helpers/exporter-process.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@wowza-exporter/simulator';
 import { samples, startExporterProcess } from '../helpers/exporter-process.js';
 import { waitFor } from '../helpers/ports.js';
 

@@ -13,7 +13,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { runDoctor } from '../../src/doctor/checks.js';
 import type { CheckResult } from '../../src/doctor/report.js';
 import { silentLogger } from '../../src/logger.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { WowzaClient, type WowzaTarget } from '../../src/wowza/client.js';
 import { runCli, startExporterProcess } from '../helpers/exporter-process.js';
 import { missingOpenssl, selfSignedCert } from '../helpers/faults-tls.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 // @ts-expect-error -- a plain ES module of the deploy material, without types
 import { renderRules } from '../../deploy/prometheus/render-rules.mjs';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { missingTool, prometheusPath } from '../helpers/prometheus.js';
 import { startPrometheus, type PrometheusServer } from '../helpers/prometheus-server.js';

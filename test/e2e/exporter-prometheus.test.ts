@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { missingTool, prometheusPath, promtoolPath } from '../helpers/prometheus.js';
 import { startPrometheus, type PrometheusServer } from '../helpers/prometheus-server.js';

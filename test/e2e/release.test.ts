@@ -6,7 +6,7 @@ import { delimiter, dirname, join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '@wowza-exporter/simulator';
 import { CLI, samples } from '../helpers/exporter-process.js';
 import { freePort, waitFor } from '../helpers/ports.js';
 

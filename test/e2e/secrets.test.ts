@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PULLED_SOURCE_WITH_CREDENTIALS, startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { PULLED_SOURCE_WITH_CREDENTIALS, startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { signHs256 } from '../../src/webhooks/jwt.js';
 import { runCli, samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { waitFor } from '../helpers/ports.js';

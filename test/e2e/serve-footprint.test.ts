@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { samples, startExporterProcess } from '../helpers/exporter-process.js';
 import { YOUNG_GENERATION_CAP_BYTES } from '../../src/v8-flags.js';
 import { waitFor } from '../helpers/ports.js';

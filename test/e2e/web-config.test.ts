@@ -6,7 +6,7 @@ import bcrypt from 'bcryptjs';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { CLI } from '../helpers/exporter-process.js';
 import { missingOpenssl, selfSignedCert } from '../helpers/faults-tls.js';
 import { freePort, waitFor } from '../helpers/ports.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type FaultInput, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type FaultInput, type Simulator } from '@wowza-exporter/simulator';
 import { EP } from '../../src/wowza/endpoints.js';
 import { startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import {

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthGate } from '../../src/simulator/auth.js';
+import { AuthGate } from '@wowza-exporter/simulator';
 import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { waitFor } from '../helpers/ports.js';
 

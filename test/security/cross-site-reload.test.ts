@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { chromiumPath, missingTool } from '../helpers/prometheus.js';
 import { waitFor } from '../helpers/ports.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { signHs256 } from '../../src/webhooks/jwt.js';
 import { runCli, samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 

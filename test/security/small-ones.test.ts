@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bcrypt from 'bcryptjs';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { BasicAuthVerifier } from '../../src/http/basic-auth.js';
 import { WowzaClient } from '../../src/wowza/client.js';
 import { startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { CLI, startExporterProcess } from '../helpers/exporter-process.js';
 import { waitFor } from '../helpers/ports.js';
 

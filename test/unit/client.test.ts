@@ -325,7 +325,7 @@ describe('authentication per origin (issue 41)', () => {
   });
 
   it('REST on Basic and the provider on Digest, interleaved: both keep working', async () => {
-    const { startSimulator } = await import('../../src/simulator/index.js');
+    const { startSimulator } = await import('@wowza-exporter/simulator');
     const sim = await startSimulator({ auth: 'basic', adminAuth: 'digest', apps: 1, streams: 2 });
     try {
       const c = new WowzaClient(target({ url: sim.url, auth: 'auto', password: sim.password, connectionCountsUrl: sim.countsUrl, connectionCountsAuto: true, maxResponseBytes: 1 << 20 }));
@@ -343,7 +343,7 @@ describe('authentication per origin (issue 41)', () => {
 });
 
 it('answers whose Content-Length is over the cap, several at once, are refused without an uncaught error', async () => {
-  const { startSimulator } = await import('../../src/simulator/index.js');
+  const { startSimulator } = await import('@wowza-exporter/simulator');
   const sim = await startSimulator({ auth: 'basic', apps: 1, streams: 1 });
   try {
     // The status answer (~1.5 KB) is over a 1 KiB cap; the vhost list is under it.

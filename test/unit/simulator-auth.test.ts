@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '@wowza-exporter/simulator';
 import { authorizationHeader, newCnonce, parseChallenges, pickDigestChallenge, toDigestChallenge, type DigestChallenge } from '../../src/wowza/digest.js';
 
 const MACHINE = '/v2/machine/monitoring/current';

@@ -1,8 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, WebhookEventError, type Simulator } from '../../src/simulator/index.js';
-import { criteriaMatch, parseCriteria } from '../../src/simulator/webhooks/criteria.js';
+import { startSimulator, WebhookEventError, type Simulator } from '@wowza-exporter/simulator';
+import { criteriaMatch, parseCriteria } from '@wowza-exporter/simulator';
 import { LISTENER_CLASS } from '../../src/webhooks/config-api.js';
 import { verifyHs256 } from '../../src/webhooks/jwt.js';
 import { setupWebhooks } from '../../src/webhooks/setup.js';

@@ -12,7 +12,7 @@ import {
   type SchedulesIo,
   type VideoConnection,
 } from '../../src/commands/schedules.js';
-import { startVideoSimulator, videoSchedule, type VideoSimulator } from '../../src/simulator/video/index.js';
+import { startVideoSimulator, videoSchedule, type VideoSimulator } from '@wowza-exporter/simulator/video';
 
 const ORIGIN = 'https://api.video.test';
 const URL_ = `${ORIGIN}/api/v1.11`;

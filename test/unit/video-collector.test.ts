@@ -3,7 +3,7 @@ import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { mergeRendered, renderSet } from '../../src/metrics/exposition.js';
-import { startVideoSimulator, videoSchedule, type VideoSimulator } from '../../src/simulator/video/index.js';
+import { startVideoSimulator, videoSchedule, type VideoSimulator } from '@wowza-exporter/simulator/video';
 import { VideoClient } from '../../src/video/client.js';
 import { VideoSchedulesCollector } from '../../src/video/schedules-collector.js';
 import { VideoHttpError } from '../../src/video/errors.js';

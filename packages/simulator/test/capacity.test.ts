@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
-import { WorkerPool } from '../../src/simulator/worker-pool.js';
+import { startSimulator } from '../src/index.js';
+import { WorkerPool } from '../src/worker-pool.js';
 
 const MACHINE = '/v2/machine/monitoring/current';
 

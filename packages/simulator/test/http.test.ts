@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../src/index.js';
 
 const MACHINE = '/v2/machine/monitoring/current';
 const APPS = '/v2/servers/_defaultServer_/vhosts/_defaultVHost_/applications';

@@ -6,6 +6,9 @@ import { SERVER_NAME } from './topology.js';
  * simulator applies the list at once, so tests need no restart.
  */
 
+/** The server listener that delivers webhooks (reference: "Webhook setup rule"). */
+export const LISTENER_CLASS = 'com.wowza.wms.webhooks.WebhookListener';
+
 export interface ServerListener {
   baseClass: string;
   order: number;

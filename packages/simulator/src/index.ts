@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { silentLogger } from '../logger.js';
-import { LISTENER_CLASS } from '../webhooks/config-api.js';
+import { silentLogger } from './logger.js';
 import { AuthGate, type AuthMode } from './auth.js';
 import { RequestCounters } from './counters.js';
 import { FaultInjector } from './faults.js';
@@ -17,7 +16,7 @@ import { registerMonitoringRoutes } from './routes/monitoring.js';
 import { registerServerConfigRoutes } from './routes/server-config.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { between } from './seeded.js';
-import { ServerConfig } from './server-config.js';
+import { LISTENER_CLASS, ServerConfig } from './server-config.js';
 import { atLeast, WEBHOOKS_SINCE } from './server-version.js';
 import { buildDefaultTopology, SERVER_NAME, Topology } from './topology.js';
 import { ValueClock } from './value-clock.js';
@@ -44,7 +43,15 @@ export { DEFAULT_INSTANCE, DEFAULT_VHOST, PULLED_SOURCE_WITH_CREDENTIALS, SERVER
 export type { TopologyEvent } from './topology.js';
 export type { WebhookDeliveryAttempt, WebhookEventContext, WebhookEventInput, WebhookOutcome, WebhookPayload } from './webhooks/dispatcher.js';
 export { WebhookEventError } from './webhooks/dispatcher.js';
-export { ACCESS_FIELDS, ERROR_FIELDS, LOG_TYPES } from './logs/log-format.js';
+export { ACCESS_FIELDS, ERROR_FIELDS, LOG_TYPES, formatRecord, headerLines, makeHeader } from './logs/log-format.js';
+export type { Logger } from './logger.js';
+export { LISTENER_CLASS } from './server-config.js';
+// Parts that tests and the benchmarks drive on their own.
+export { AuthGate } from './auth.js';
+export { WorkerPool } from './worker-pool.js';
+export { LogStore } from './logs/log-store.js';
+export { LogGenerator } from './logs/log-generator.js';
+export { criteriaMatch, parseCriteria } from './webhooks/criteria.js';
 
 export type SimulatorCounters = Pick<
   RequestCounters,

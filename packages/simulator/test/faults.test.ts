@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { startSimulator, type Simulator } from '../src/index.js';
 
 const MACHINE = '/v2/machine/monitoring/current';
 const STATUS = '/v2/servers/_defaultServer_/status';

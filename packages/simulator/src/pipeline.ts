@@ -1,6 +1,6 @@
-import { sleep as abortableSleep } from '../abortable-sleep.js';
+import { sleep as abortableSleep } from './sleep.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../logger.js';
+import type { Logger } from './logger.js';
 import type { AuthGate } from './auth.js';
 import type { RequestCounters } from './counters.js';
 import { faultReply, sendHuge, type FaultInjector } from './faults.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PULLED_SOURCE_WITH_CREDENTIALS, startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { PULLED_SOURCE_WITH_CREDENTIALS, startSimulator, type Simulator } from '../src/index.js';
 
 const S = '/v2/servers/_defaultServer_';
 const V = `${S}/vhosts/_defaultVHost_`;

@@ -1,7 +1,7 @@
-import { sleep } from '../../abortable-sleep.js';
+import { sleep } from '../sleep.js';
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../../logger.js';
-import { signHs256 } from '../../webhooks/jwt.js';
+import type { Logger } from '../logger.js';
+import { signHs256 } from './jwt.js';
 import type { EventSubject } from './criteria.js';
 import { retryDelayMs, type WebhookConfig, type WebhookFilter, type WebhookTarget } from './webhook-config.js';
 

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCESS_FIELDS, ERROR_FIELDS, startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { LogStore } from '../../src/simulator/logs/log-store.js';
+import { ACCESS_FIELDS, ERROR_FIELDS, startSimulator, type Simulator } from '../src/index.js';
+import { LogStore } from '../src/logs/log-store.js';
 
 const S = '/v2/servers/_defaultServer_';
 const ACCESS = 'wowzastreamingengine_access';

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { digestResponse, parseAuthorization, parseDigestAlgorithm, type DigestAlgorithm } from '../wowza/digest.js';
+import { digestResponse, parseAuthorization, parseDigestAlgorithm } from './digest.js';
 import { NonceStore } from './nonces.js';
 
 /**
@@ -84,25 +84,14 @@ export class AuthGate {
     if (!p) return deny('not Digest credentials');
     const { username, password } = this.credentials();
     const algorithm = parseDigestAlgorithm(p.algorithm ?? 'MD5');
-    if (!algorithm || !this.settings.algorithms.includes(algorithm as 'MD5' | 'SHA-256')) return deny(`algorithm ${p.algorithm ?? 'MD5'} was not offered`);
+    if (!algorithm || !this.settings.algorithms.includes(algorithm)) return deny(`algorithm ${p.algorithm ?? 'MD5'} was not offered`);
     if (p.username === undefined || !sameText(p.username, username)) return deny('wrong username or password');
     if (p.realm !== REALM) return deny('wrong realm');
     if (!p.nonce || !p.response) return deny('incomplete Digest credentials');
     if ((p.qop ?? '').toLowerCase() !== 'auth') return deny('qop=auth is required');
     if (!p.cnonce || !/^[0-9a-fA-F]{8}$/.test(p.nc ?? '')) return deny('qop=auth needs cnonce and an 8-hex-digit nc');
     if (p.uri !== requestTarget) return { ok: false, status: 400, reason: 'the Digest uri does not match the request' };
-    const expected = digestResponse({
-      algorithm: algorithm as DigestAlgorithm,
-      username,
-      password,
-      realm: REALM,
-      nonce: p.nonce,
-      cnonce: p.cnonce,
-      nc: p.nc,
-      qop: 'auth',
-      method,
-      uri: p.uri,
-    });
+    const expected = digestResponse({ algorithm, username, password, realm: REALM, nonce: p.nonce, cnonce: p.cnonce, nc: p.nc!, method, uri: p.uri });
     if (!sameText(expected, p.response.toLowerCase())) return deny('wrong username or password');
     // The password was right: only now may the answer say "stale", which tells the client to just retry.
     if (this.nonces.state(p.nonce) !== 'valid') return deny('nonce expired or unknown', true);
