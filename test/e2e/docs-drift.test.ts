@@ -13,6 +13,9 @@ import { waitFor } from '../helpers/ports.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README_FILE = join(ROOT, 'README.md');
 const README = readFileSync(README_FILE, 'utf8');
+/** The metric tables: the collectors' in the README, the rest (the exporter's own, logs, webhooks, video) in docs/metrics.md. */
+const METRICS_FILE = join(ROOT, 'docs', 'metrics.md');
+const TABLES = [README_FILE, METRICS_FILE];
 const DOCS = readdirSync(join(ROOT, 'docs'))
   .filter((f) => f.endsWith('.md'))
   .map((f) => join(ROOT, 'docs', f));
@@ -20,7 +23,7 @@ const V = '_defaultVHost_';
 const SECRET = 'docs-drift-webhook-secret';
 const VIDEO_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.docs-drift-video.sig';
 /**
- * The README's convention for a metric that a healthy setup does not show: its name is followed by "(only when ...)"
+ * The docs' convention for a metric that a healthy setup does not show: its name is followed by "(only when ...)"
  * or "(only after ...)" stating the condition, as in `wowza_webhook_rejected_total{reason}` (only after a rejection);
  * "(only in a probe's answer)" for what /probe alone shows.
  */
@@ -119,7 +122,7 @@ describe('docs that cannot drift', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('every metric family on /metrics is in the README, and every metric the README and docs name is on /metrics or marked "(only ...)"', async () => {
+  it('every metric family on /metrics is in the README or docs/metrics.md, and every metric the README and docs name is on /metrics or marked "(only ...)"', async () => {
     const now = Math.floor(Date.now() / 1000);
     const event = { id: 'docs-drift-1', timestamp: Date.now(), name: 'stream.started', context: { vhost: V, app: 'rec', appInstance: '_definst_', stream: 'hall' }, data: {} };
     const delivery = await fetch(`${exporter.url}/webhooks/wowza`, {
@@ -146,11 +149,12 @@ describe('docs that cannot drift', () => {
     );
     const { declared, shown: onMetrics } = families(text);
 
-    const inReadme = new Set(documentedMetrics(README, 'README.md').map((d) => d.name));
-    // prom-client's standard process and Node.js metrics, which the README names as `process_*` / `nodejs_*`.
-    expect(README).toContain('`process_*` / `nodejs_*`');
-    const undocumented = [...declared].filter((n) => !/^(process|nodejs)_/.test(n) && !inReadme.has(n)).sort();
-    expect(undocumented, 'on /metrics but not in README.md').toEqual([]);
+    const tables = TABLES.map((f) => readFileSync(f, 'utf8'));
+    const inTables = new Set(tables.flatMap((t, i) => documentedMetrics(t, TABLES[i]!.slice(ROOT.length))).map((d) => d.name));
+    // prom-client's standard process and Node.js metrics, which docs/metrics.md names as `process_*` / `nodejs_*`.
+    expect(tables.join('\n')).toContain('`process_*` / `nodejs_*`');
+    const undocumented = [...declared].filter((n) => !/^(process|nodejs)_/.test(n) && !inTables.has(n)).sort();
+    expect(undocumented, 'on /metrics but not in README.md or docs/metrics.md').toEqual([]);
 
     const documented = [README_FILE, ...DOCS].flatMap((f) => documentedMetrics(readFileSync(f, 'utf8'), f.slice(ROOT.length)));
     const conditional = new Set(documented.filter((d) => d.conditional).map((d) => d.name));
@@ -181,7 +185,13 @@ describe('docs that cannot drift', () => {
     const helpFlags = new Set([...help.stdout.matchAll(/^\s+(?:-\w, )?(--[a-z][\w.-]*)/gm)].map((m) => m[1]!));
     expect(helpFlags.size).toBeGreaterThan(20);
 
-    const section = README.slice(README.indexOf('## Configuration'), README.indexOf('### Authentication'));
+    const heading = '\n## Configuration\n';
+    const start = README.indexOf(heading);
+    expect(start, 'a "## Configuration" section in README.md').toBeGreaterThan(0);
+    // The section runs to the next heading of the same or a higher level.
+    const rest = README.slice(start + heading.length);
+    const end = rest.search(/^#{1,2} /m);
+    const section = end === -1 ? rest : rest.slice(0, end);
     const rows = section.split('\n').filter((l) => l.startsWith('| `--'));
     const tableFlags = new Set(rows.flatMap((r) => [...r.split('|')[1]!.matchAll(/`(--[a-z][\w.<>-]*)/g)].map((m) => m[1]!)));
     // `--collector.<name>` / `--no-collector.<name>` stands for one flag per collector.
