@@ -9,7 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +18,20 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 function fail(message) {
   console.error(`release: ${message}`);
   process.exit(2);
+}
+
+/**
+ * The lock without the workspace packages (packages/*, the simulator): the tarball holds none of them (the bundle
+ * carries what the CLI uses of them), so an install must not be told to link them.
+ */
+function withoutWorkspaces(lock) {
+  const packages = {};
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (path.startsWith('packages/') || (entry.link && String(entry.resolved).startsWith('packages/'))) continue;
+    packages[path] = entry;
+  }
+  const { workspaces: _workspaces, ...rootEntry } = packages[''];
+  return { ...lock, packages: { ...packages, '': rootEntry } };
 }
 
 const args = process.argv.slice(2);
@@ -37,7 +51,7 @@ for (const f of readdirSync(out)) if (f.endsWith('.tgz') || f === 'SHA256SUMS') 
 // package-lock.json): the bundle loads files inside yargs and undici by path, so an install must get those versions,
 // not the newest of their ranges.
 const shrinkwrap = join(root, 'npm-shrinkwrap.json');
-copyFileSync(join(root, 'package-lock.json'), shrinkwrap);
+writeFileSync(shrinkwrap, `${JSON.stringify(withoutWorkspaces(JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'))), null, 2)}\n`);
 let packed;
 try {
   // --ignore-scripts: `prepack` would build a second time (the build ran just before).
