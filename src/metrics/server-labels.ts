@@ -1,3 +1,4 @@
+import type { Registry } from 'prom-client';
 import { escapeLabel } from './exposition.js';
 
 /**
@@ -11,6 +12,12 @@ export function addServerLabels(text: string, labelsByServer: ReadonlyMap<string
     .split('\n')
     .map((line) => (line.startsWith('#') ? line : withLabels(line, labelsByServer)))
     .join('\n');
+}
+
+/** The exporter's own series, with each server's labels, ending in a newline unless empty. */
+export async function renderSelfMetrics(registry: Registry, labelsByServer: ReadonlyMap<string, string>): Promise<string> {
+  const own = addServerLabels(await registry.metrics(), labelsByServer);
+  return own.endsWith('\n') || own === '' ? own : own + '\n';
 }
 
 /** The line with the server's labels added at the end of its label set (values may hold `}` and `,`). */

@@ -1,0 +1,52 @@
+import type { Logger } from '../logger.js';
+import { OPTIMISE_FROM_POLLS, OPTIMISE_FROM_SERIES, optimiseJavaScript } from '../v8-flags.js';
+
+/**
+ * Turns V8's compilers on, once, when there is work for them: they are held off at start (src/v8-flags.ts).
+ * Counted from the series of each (server, collector) at its last good poll, and from the rate at which polls end
+ * (many servers or short intervals are work too). A removed server's count stays, which can only turn them on a
+ * little early.
+ */
+export class CompilerTrigger {
+  #on = false;
+  readonly #seriesPolled = new Map<string, number>();
+  readonly #pollsEnded: number[] = [];
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly turnOn: () => boolean = optimiseJavaScript,
+  ) {}
+
+  get on(): boolean {
+    return this.#on;
+  }
+
+  /** Work arrived that is worth compiled code (log shipping, a large probe). */
+  turnOnFor(reason: string, series?: number): void {
+    if (this.#on) return;
+    this.#on = true;
+    this.#seriesPolled.clear();
+    this.#pollsEnded.length = 0;
+    // An engineering note, not an operator's concern.
+    if (this.turnOn()) this.logger.debug({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript compilers (Sparkplug, TurboFan) on: the exporter has work for them');
+  }
+
+  /** A probe answered this many series. */
+  probed(series: number): void {
+    if (series >= OPTIMISE_FROM_SERIES) this.turnOnFor('probe', series);
+  }
+
+  /** A poll ended: `series` is its size when it succeeded. */
+  polled(server: string, collector: string, series: number | undefined, now = Date.now()): void {
+    if (this.#on) return;
+    const ended = this.#pollsEnded;
+    ended.push(now);
+    while (ended[0]! < now - OPTIMISE_FROM_POLLS.windowMs) ended.shift();
+    if (ended.length >= OPTIMISE_FROM_POLLS.polls) return this.turnOnFor('poll rate');
+    if (series === undefined) return;
+    this.#seriesPolled.set(`${server}\u0000${collector}`, series);
+    let total = 0;
+    for (const n of this.#seriesPolled.values()) total += n;
+    if (total >= OPTIMISE_FROM_SERIES) this.turnOnFor('polls', total);
+  }
+}
