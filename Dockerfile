@@ -9,9 +9,12 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# The workspace package (the simulator, which the CLI bundle carries) must be there for npm ci to link it.
+COPY packages/simulator/package.json ./packages/simulator/
 # --ignore-scripts: no dependency needs an install script; the build runs below, once the sources are here.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY packages ./packages
 COPY src ./src
 COPY scripts ./scripts
 RUN npm run build
