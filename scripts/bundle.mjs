@@ -7,6 +7,10 @@
  * configuration does not use stay in chunks of their own, loaded when used, as the dynamic imports in the source
  * say. tsc's per-module output stays in `dist/` for the tests and benchmarks that import single modules.
  *
+ * The simulator (`simulate`, `demo`) is the workspace package packages/simulator: bundled from its built output
+ * (packages/simulator/dist, which `npm run build` makes first) into a chunk of its own, so the tarball needs no
+ * workspace package.
+ *
  * Left to Node at run time, as before: yargs (src/yargs-lean.ts builds it from its own files) and the YAML parser
  * (src/config/yaml.ts). `dist/chunks/modules.json` lists the source modules in each chunk, for the test that
  * checks what `serve` loads.
@@ -85,7 +89,12 @@ const { output } = await bundle.write({
   dir: dist,
   format: 'esm',
   entryFileNames: (chunk) => (chunk.name === 'cli' ? 'cli.js' : 'chunks/[name].js'),
-  chunkFileNames: 'chunks/[name]-[hash].js',
+  // A chunk holding one workspace package only (the simulator) is named after it, not after its dist/ folder.
+  chunkFileNames: (chunk) => {
+    const packages = new Set(chunk.moduleIds.map((id) => /\/packages\/([^/]+)\//.exec(id.replaceAll('\\', '/'))?.[1]));
+    const [only] = packages;
+    return packages.size === 1 && only ? `chunks/${only}-[hash].js` : 'chunks/[name]-[hash].js';
+  },
   // V8 keeps every module's source; one non-Latin-1 character stores a whole chunk in two bytes a character.
   charset: 'ascii',
   // Licence notices stay; other comments are text the process would hold for nothing.
