@@ -34,6 +34,9 @@ import { waitFor } from '../helpers/ports.js';
  * - Every other path: 404 with the body of `instance_application_not_exists.yml` (a real 4.7.0 404: `"code":"404"`,
  *   a string). So machine monitoring fails (no recording), the other applications and `helloworldapp`'s stream are
  *   gone for this poll (counted as vanished), as they would be on the server.
+ * A second server replays `server_up_status_unauthorized.yml` in order to an exporter with a wrong password: its first
+ * challenge to a request without credentials, its second (a fresh nonce, the recorded answer to a wrong digest) to
+ * every request with one.
  * Not served:
  * - The answers to writes, 2xx and 4xx: `application_create_exists.yml`, `application_create_invalid_config.yml`,
  *   `application_create_successful.yml`, `application_delete_error.yml`, `application_deleted.yml`,
@@ -43,9 +46,7 @@ import { waitFor } from '../helpers/ports.js';
  *   `smil_updated.yml`: the exporter never creates, changes or deletes anything.
  * - `all_smils.yml`, `smil_found.yml`, `application_found.yml` (an application's configuration): resources the
  *   exporter never reads.
- * - `incoming_streams_stat_not_existed_app.yml`: the same 404 envelope as the one served;
- *   `server_up_status_unauthorized.yml`: two challenges of the same form as the one served (its second is the answer
- *   to a wrong digest, which this server gives too: a wrong digest gets the challenge again).
+ * - `incoming_streams_stat_not_existed_app.yml`: the same 404 envelope as the one served.
  * - Older recordings of the same resources (`all_applications.at-afe5c36-empty-list.yml`,
  *   `instance_found.at-f160438.yml`): one server answers one version; the newer ones are served.
  */
@@ -300,3 +301,46 @@ function parseLine(line: string): [string, Record<string, string>, number] {
   if (brace !== -1) for (const m of line.slice(brace + 1, line.lastIndexOf('}')).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[m[1]!] = m[2]!;
   return [name, labels, Number(line.slice(space + 1))];
 }
+
+describe('a wrong password against the recorded challenges (server_up_status_unauthorized.yml)', () => {
+  let server: Server;
+  let exporter: RunningExporter;
+  const [first, wrong] = cassette('server_up_status_unauthorized.yml').map((i) => i.response) as [Interaction['response'], Interaction['response']];
+  let withDigest = 0;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      // The recorded order: the challenge to a request without credentials, the second 401 to a wrong digest.
+      const r = req.headers.authorization ? wrong : first;
+      if (req.headers.authorization) withDigest++;
+      res.writeHead(r.status.code, { 'content-type': r.headers['Content-Type']![0]!, 'www-authenticate': r.headers['Www-Authenticate']![0]! }).end(r.body.string);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    exporter = await startExporterProcess(
+      ['--wowza.url', url, '--wowza.username', USER, '--wowza.auth', 'digest', '--wowza.connectioncounts-url', 'off', '--poll.interval', '2s'],
+      { WOWZA_PASSWORD: 'not-the-password' },
+      { waitReady: false },
+    );
+  });
+  afterAll(async () => {
+    await exporter?.stop();
+    server?.closeAllConnections();
+    await new Promise((r) => server?.close(r));
+  });
+
+  it('the server is down, every collector fails, and the log says the user was rejected', async () => {
+    const text = await waitFor('the status collector', async () => {
+      const t = await exporter.metrics();
+      return samples(t, 'wowza_exporter_collector_success', { collector: 'status' }).length === 1 ? t : undefined;
+    }, 30_000);
+    expect(JSON.parse(first.body.string)).toMatchObject({ code: '401', success: false });
+    expect(samples(text, 'wowza_up')[0]?.value).toBe(0);
+    for (const s of samples(text, 'wowza_exporter_collector_success')) expect(s.value, s.labels.collector).toBe(0);
+    expect(withDigest).toBeGreaterThan(0);
+    expect(samples(text, 'wowza_exporter_auth_challenges_total', { reason: 'rejected' })[0]?.value).toBeGreaterThan(0);
+    const causes = exporter.output().split('\n').filter((l) => l.startsWith('{') && l.endsWith('}')).map((l) => (JSON.parse(l) as { cause?: string }).cause);
+    expect(causes).toContain(`wrong username or password: user "${USER}" was rejected`);
+    expect(exporter.output()).not.toContain('not-the-password');
+  });
+});
