@@ -34,9 +34,12 @@ import { waitFor } from '../helpers/ports.js';
  * - Every other path: 404 with the body of `instance_application_not_exists.yml` (a real 4.7.0 404: `"code":"404"`,
  *   a string). So machine monitoring fails (no recording), the other applications and `helloworldapp`'s stream are
  *   gone for this poll (counted as vanished), as they would be on the server.
- * A second server replays `server_up_status_unauthorized.yml` in order to an exporter with a wrong password: its first
- * challenge to a request without credentials, its second (a fresh nonce, the recorded answer to a wrong digest) to
- * every request with one.
+ * Two more servers, each its own describe below:
+ * - `server_up_status_unauthorized.yml` replayed in order to an exporter with a wrong password: its first challenge
+ *   to a request without credentials, its second (a fresh nonce, the recorded answer to a wrong digest) to every
+ *   request with one.
+ * - `all_applications.at-afe5c36-empty-list.yml` (an older recording: the server before the gem's specs created any
+ *   application): its own challenge, then its `"applications":[]`; `{S}/vhosts` built as above.
  * Not served:
  * - The answers to writes, 2xx and 4xx: `application_create_exists.yml`, `application_create_invalid_config.yml`,
  *   `application_create_successful.yml`, `application_delete_error.yml`, `application_deleted.yml`,
@@ -47,8 +50,7 @@ import { waitFor } from '../helpers/ports.js';
  * - `all_smils.yml`, `smil_found.yml`, `application_found.yml` (an application's configuration): resources the
  *   exporter never reads.
  * - `incoming_streams_stat_not_existed_app.yml`: the same 404 envelope as the one served.
- * - Older recordings of the same resources (`all_applications.at-afe5c36-empty-list.yml`,
- *   `instance_found.at-f160438.yml`): one server answers one version; the newer ones are served.
+ * - `instance_found.at-f160438.yml`: an older recording of `instance_found.yml` (one server answers one version).
  */
 const DIR = join(import.meta.dirname, '../fixtures/real-world/rest/4.7.0-cassettes');
 const S = '/v2/servers/_defaultServer_';
@@ -75,7 +77,8 @@ const body = (name: string, status = 200) => answer(name, status).body.string;
 
 const CHALLENGE = answer('all_applications.yml', 401);
 const WWW_AUTHENTICATE = CHALLENGE.headers['Www-Authenticate']![0]!;
-const NONCE = /nonce="([^"]+)"/.exec(WWW_AUTHENTICATE)![1]!;
+const nonceOf = (challenge: string) => /nonce="([^"]+)"/.exec(challenge)![1]!;
+const NONCE = nonceOf(WWW_AUTHENTICATE);
 const NOT_FOUND = body('instance_application_not_exists.yml', 404);
 
 const STATUS = JSON.parse(body('server_up_status.yml')) as Record<string, unknown>;
@@ -125,14 +128,14 @@ function routes(): Map<string, { from: string; body: string }> {
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
 
 /** RFC 7616 with MD5 and qop=auth, against the recorded nonce: true when the header proves the password. */
-function digestOk(method: string, url: string, header: string | undefined): boolean {
+function digestOk(method: string, url: string, header: string | undefined, nonce = NONCE): boolean {
   if (!header?.startsWith('Digest ')) return false;
   const p = Object.fromEntries([...header.slice(7).matchAll(/(\w+)=(?:"([^"]*)"|([^\s,]+))/g)].map((m) => [m[1]!.toLowerCase(), m[2] ?? m[3]!]));
-  if (p.username !== USER || p.realm !== 'Wowza' || p.nonce !== NONCE || p.uri !== url || p.qop !== 'auth') return false;
+  if (p.username !== USER || p.realm !== 'Wowza' || p.nonce !== nonce || p.uri !== url || p.qop !== 'auth') return false;
   if (p.algorithm !== undefined && p.algorithm.toUpperCase() !== 'MD5') return false;
   const ha1 = md5(`${USER}:Wowza:${PASSWORD}`);
   const ha2 = md5(`${method}:${url}`);
-  return p.response === md5(`${ha1}:${NONCE}:${p.nc}:${p.cnonce}:auth:${ha2}`);
+  return p.response === md5(`${ha1}:${nonce}:${p.nc}:${p.cnonce}:auth:${ha2}`);
 }
 
 it('every cassette is named in the header above: served, or not served and why', () => {
@@ -342,5 +345,47 @@ describe('a wrong password against the recorded challenges (server_up_status_una
     const causes = exporter.output().split('\n').filter((l) => l.startsWith('{') && l.endsWith('}')).map((l) => (JSON.parse(l) as { cause?: string }).cause);
     expect(causes).toContain(`wrong username or password: user "${USER}" was rejected`);
     expect(exporter.output()).not.toContain('not-the-password');
+  });
+});
+
+describe('the same server before it had applications (all_applications.at-afe5c36-empty-list.yml)', () => {
+  let server: Server;
+  let exporter: RunningExporter;
+  const [challenge, list] = cassette('all_applications.at-afe5c36-empty-list.yml').map((i) => i.response) as [Interaction['response'], Interaction['response']];
+  const header = challenge.headers['Www-Authenticate']![0]!;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const url = req.url ?? '/';
+      if (!digestOk(req.method ?? 'GET', url, req.headers.authorization, nonceOf(header))) {
+        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': header }).end(challenge.body.string);
+        return;
+      }
+      const path = new URL(url, 'http://x').pathname;
+      const answer = path === `${S}/vhosts` ? JSON.stringify({ serverName: '_defaultServer_', vhosts: [{ id: '_defaultVHost_', href: V }] }) : path === `${V}/applications` ? list.body.string : undefined;
+      res.writeHead(answer ? 200 : 404, { 'content-type': 'application/json' }).end(answer ?? NOT_FOUND);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    exporter = await startExporterProcess(
+      ['--wowza.url', url, '--wowza.username', USER, '--wowza.auth', 'digest', '--wowza.connectioncounts-url', 'off', '--poll.interval', '2s'],
+      { WOWZA_PASSWORD: PASSWORD },
+    );
+  });
+  afterAll(async () => {
+    await exporter?.stop();
+    server?.closeAllConnections();
+    await new Promise((r) => server?.close(r));
+  });
+
+  it('is up; the application, instance and stream collectors succeed with nothing to export', async () => {
+    expect(JSON.parse(list.body.string)).toEqual({ serverName: '_defaultServer_', applications: [] });
+    const text = await waitFor('the application collector', async () => {
+      const t = await exporter.metrics();
+      return samples(t, 'wowza_exporter_collector_success', { collector: 'application' }).length === 1 ? t : undefined;
+    }, 30_000);
+    expect(samples(text, 'wowza_up')[0]?.value).toBe(1);
+    for (const c of ['application', 'instance', 'stream', 'recorder', 'stream_target']) expect(samples(text, 'wowza_exporter_collector_success', { collector: c })[0]?.value, c).toBe(1);
+    expect(text.split('\n').filter((l) => /^wowza_(application|instance|stream)_/.test(l))).toEqual([]);
   });
 });
