@@ -29,7 +29,10 @@ async function withSim(opts: SimulatorOptions, fn: (sim: Simulator) => Promise<v
   }
 }
 
-/** A minimal digest client over the shared primitives: one challenge, our own nonce counts. */
+/**
+ * A minimal digest client over the exporter's primitives (src/wowza/digest.ts): one challenge, our own nonce counts.
+ * The simulator checks the answers with its own code (packages/simulator/src/digest.ts), so each checks the other.
+ */
 async function challenge(sim: Simulator, path = MACHINE): Promise<DigestChallenge> {
   const r = await get(sim, path);
   expect(r.status).toBe(401);
