@@ -266,6 +266,9 @@ describe('recorded WSE 4.7.0 sessions (VCR cassettes) replayed to the CLI behind
     }
     got.set(key('wowza_exporter_streams_dropped', {}), samples(text, 'wowza_exporter_streams_dropped')[0]!.value);
     expect(Object.fromEntries([...got].sort())).toEqual(Object.fromEntries([...want].sort()));
+    // Nothing in the recordings was unreadable, missing or of an unknown value.
+    expect(samples(text, 'wowza_exporter_dropped_values_total')).toEqual([]);
+    expect(samples(text, 'wowza_exporter_unknown_values_total')).toEqual([]);
     // Source addresses never reach /metrics.
     expect(text).not.toContain('192.168.3.');
   });
