@@ -4,8 +4,8 @@
  */
 import type { Collector } from './collectors/collector.js';
 import { wseCollectorsEnabled } from './collectors/registry.js';
-import { Scheduler } from './collectors/scheduler.js';
-import { RefreshThrottle } from './collectors/refresh-throttle.js';
+import { Scheduler } from './polling/scheduler.js';
+import { RefreshThrottle } from './polling/refresh-throttle.js';
 import { intervalFor, type RuntimeConfig } from './config/load.js';
 import type { RouteHandler } from './http/server.js';
 import { StatusFacts } from './http/status.js';

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { wseCollectorsEnabled } from '../../dist/collectors/registry.js';
-import { runCollector, ServerRuntime } from '../../dist/collectors/scheduler.js';
+import { runCollector } from '../../dist/polling/poll-result.js';
+import { ServerSession } from '../../dist/polling/server-session.js';
 import { parseConfig, resolveConfig } from '../../dist/config/load.js';
 import { silentLogger } from '../../dist/logger.js';
 import { SnapshotStore } from '../../dist/metrics/snapshot-store.js';
@@ -63,7 +64,7 @@ serveRpc({
     const runtime = runtimeConfig(params);
     const target = runtime.servers[0];
     // Discovery is invalidated before every cycle instead of aging out: one walk per cycle.
-    const server = new ServerRuntime(target, runtime.config, 3_600_000, log);
+    const server = new ServerSession(target, runtime.config, 3_600_000, log);
     const naive = new WowzaClient({ ...target, connections: 1 });
     current = { server, naive, collectors: wseCollectorsEnabled(runtime.collectors).filter((c) => c.appliesTo?.(target) ?? true), store: new SnapshotStore(), name: target.name };
     return { collectors: current.collectors.map((c) => c.name) };

@@ -1,12 +1,14 @@
 import type { CollectorName } from '../config/schema.js';
 import type { Logger } from '../logger.js';
-import type { Limit } from './concurrency-limiter.js';
 import type { MetricSet } from '../metrics/metric-set.js';
 import type { WowzaClient, WowzaTarget } from '../wowza/client.js';
 import type { Discovery } from './discovery.js';
 import type { LabelVocabulary } from './label-vocabulary.js';
 import type { Notices } from './notices.js';
 import type { ObjectOutcomes } from './object-errors.js';
+
+/** Runs `fn` when a slot is free; shared by every collector of one server (the poller's limiter gives it). */
+export type Limit = <T>(fn: () => Promise<T>) => Promise<T>;
 
 /** Everything a collector may use during one poll of one server. */
 export interface PollContext {

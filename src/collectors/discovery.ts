@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../logger.js';
-import type { Limit } from './concurrency-limiter.js';
+import type { Limit } from './collector.js';
 import type { WowzaClient } from '../wowza/client.js';
 import { WowzaHttpError } from '../wowza/errors.js';
 import { labelValueTooLong, MAX_LABEL_VALUE_BYTES } from '../metrics/label-bounds.js';

@@ -4,7 +4,7 @@ import { parseYaml } from './yaml.js';
 import type { z } from 'zod';
 import type { WowzaTarget } from '../wowza/client.js';
 import type { ExpectedStream } from './expected-streams.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, defaultRequestTimeoutMs, pollDeadlineMs } from '../collectors/poll-deadline.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, defaultRequestTimeoutMs, pollDeadlineMs } from './poll-deadline.js';
 import { ConfigError, describeIssues, formatPath } from './errors.js';
 import { parseShard } from './shard.js';
 import { COLLECTOR_NAMES, ConfigSchema, type CollectorName, type Config, type ModuleConfig, type ServerConfig } from './schema.js';

@@ -1,13 +1,11 @@
-import { vocabularyCache } from '../collectors/label-vocabulary.js';
 import { lookup } from 'node:dns/promises';
 import { isIP, connect as netConnect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { connect as tlsConnect, checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { request } from '../undici-core.js';
 import type { Collector } from '../collectors/collector.js';
-import { Discovery } from '../collectors/discovery.js';
-import { limiterFor, runCollector } from '../collectors/scheduler.js';
-import { streamIntervalWithin } from '../collectors/request-budget.js';
+import { OneOffSession } from '../polling/server-session.js';
+import { streamIntervalWithin } from '../polling/request-budget.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../logger.js';
 import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
@@ -286,23 +284,21 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
   let requests = 0;
   let requestSeconds = 0;
   const challenges: Record<string, number> = {};
-  const limiter = limiterFor(o.config);
-  const counting = new WowzaClient(o.target, {
-    onRequest: (endpoint, code, seconds) => {
+  const session = new OneOffSession(o.target, o.config, {
+    discoveryMaxAgeMs: 60_000,
+    log: o.logger,
+    onRequest: (_endpoint, _code, seconds) => {
       requests++;
       requestSeconds += seconds;
-      limiter.observe(endpoint, code, seconds);
     },
     onChallenge: (reason) => void (challenges[reason] = (challenges[reason] ?? 0) + 1),
   });
+  const limiter = session.limiter;
   try {
-    const limit = limiter.run;
     const signal = AbortSignal.timeout(Math.max(o.intervalMs * 4, 30_000));
-    const discovery = new Discovery(counting, limit, o.config.discovery, 60_000, o.logger);
-    const ctx = { client: counting, server: o.target.name, limit, signal, discovery, log: o.logger, vanished: () => {}, vocabulary: vocabularyCache() };
     const started = performance.now();
-    const topology = await discovery.get(signal);
-    const results = await Promise.all(o.collectors.filter((c) => c.appliesTo?.(o.target) ?? true).map((c) => runCollector(c, ctx)));
+    const topology = await session.discovery.get(signal);
+    const results = await session.pollAll(o.collectors, signal, o.logger);
     const seconds = (performance.now() - started) / 1000;
     // With `auto`, the estimate goes by where the limiter settled against this server.
     const concurrency = limiter.limit;
@@ -346,7 +342,7 @@ async function costCheck(o: DoctorOptions): Promise<CheckResult> {
     }
     return { check: 'discovery', status: 'pass', message: `${found}; ${cost}`, details };
   } finally {
-    await counting.close();
+    await session.close();
   }
 }
 

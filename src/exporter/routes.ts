@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Collector } from '../collectors/collector.js';
-import type { Scheduler } from '../collectors/scheduler.js';
-import type { RefreshThrottle } from '../collectors/refresh-throttle.js';
+import type { Scheduler } from '../polling/scheduler.js';
+import type { RefreshThrottle } from '../polling/refresh-throttle.js';
 import type { RuntimeConfig } from '../config/load.js';
 import { crossSiteReason } from '../http/cross-site.js';
 import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from '../http/probe.js';

@@ -1,13 +1,11 @@
-import { vocabularyCache } from '../collectors/label-vocabulary.js';
 import type { Collector } from '../collectors/collector.js';
-import { Discovery } from '../collectors/discovery.js';
-import { errorReason, limiterFor, runCollector } from '../collectors/scheduler.js';
+import { errorReason } from '../collectors/object-errors.js';
+import { OneOffSession } from '../polling/server-session.js';
 import { connectionsFor, moduleTarget, type RuntimeConfig } from '../config/load.js';
 import type { Logger } from '../logger.js';
 import { M, PROBE } from '../metrics/definitions.js';
 import { mergeRendered, renderSet } from '../metrics/exposition.js';
 import { MetricSet } from '../metrics/metric-set.js';
-import { WowzaClient } from '../wowza/client.js';
 import { redactUrl } from '../wowza/redact.js';
 
 export class ProbeRequestError extends Error {}
@@ -68,17 +66,13 @@ export async function probe(
 ): Promise<{ body: string; series: number }> {
   const started = performance.now();
   const target = moduleTarget(resolved.module, resolved.url, deadlineMs, connectionsFor(runtime.config));
-  const limiter = limiterFor(runtime.config);
   // Its requests feed only its own limiter: counted in the exporter's registry, every target probed would leave
   // series in /metrics for good (blackbox_exporter renders a probe into a registry of its own, as here).
-  const client = new WowzaClient(target, { onRequest: (endpoint, code, seconds) => limiter.observe(endpoint, code, seconds) });
-  const limit = limiter.run;
+  const session = new OneOffSession(target, runtime.config, { discoveryMaxAgeMs: deadlineMs, log });
   const signal = callerGone ? AbortSignal.any([AbortSignal.timeout(deadlineMs), callerGone]) : AbortSignal.timeout(deadlineMs);
-  const discovery = new Discovery(client, limit, runtime.config.discovery, deadlineMs, log);
   const server = target.name;
   try {
-    const ctx = { client, server, limit, signal, discovery, log, vanished: () => {}, vocabulary: vocabularyCache() };
-    const results = await Promise.all(collectors.filter((c) => c.appliesTo?.(target) ?? true).map((c) => runCollector(c, ctx)));
+    const results = await session.pollAll(collectors, signal, log);
     const meta = new MetricSet();
     const outside = new Set(collectors.filter((c) => c.outsideRest).map((c) => c.name as string));
     let reached = results.length > 0;
@@ -101,6 +95,6 @@ export async function probe(
     const sets = [meta, ...results.map((r) => r.set)];
     return { body: mergeRendered(sets.map((s) => renderSet(s))), series: sets.reduce((n, s) => n + s.size, 0) };
   } finally {
-    await client.close();
+    await session.close();
   }
 }

@@ -1,7 +1,8 @@
 import type { MetricSet } from '../metrics/metric-set.js';
 import type { Registry } from 'prom-client';
 import { BUILD } from '../build-info.js';
-import type { LastPoll, PollJobSpec, PollResult } from '../collectors/scheduler.js';
+import type { LastPoll, PollJobSpec } from '../polling/scheduler.js';
+import type { PollResult } from '../polling/poll-result.js';
 import type { Shard } from '../config/shard.js';
 import { M } from '../metrics/definitions.js';
 import type { WowzaTarget } from '../wowza/client.js';

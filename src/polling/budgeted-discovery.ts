@@ -1,8 +1,8 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../logger.js';
 import type { WowzaClient } from '../wowza/client.js';
-import type { Limit } from './concurrency-limiter.js';
-import { Discovery, type Topology } from './discovery.js';
+import type { Limit } from '../collectors/collector.js';
+import { Discovery, type Topology } from '../collectors/discovery.js';
 
 /** A poll's deadline passed while the walk it needed was still paced through the server's budget. */
 export class DiscoveryWaitError extends Error {

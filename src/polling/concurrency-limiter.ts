@@ -1,3 +1,4 @@
+import type { Limit } from '../collectors/collector.js';
 /**
  * How many API requests one server gets at once. With a fixed number it is a plain semaphore. With `auto` the
  * number adapts to the server, in the family of TCP Vegas and Netflix's concurrency-limits: answers about as fast
@@ -35,8 +36,6 @@ export interface ConcurrencyLimiterOptions {
   onLimit?: (limit: number) => void;
 }
 
-/** Runs `fn` when a slot is free; shared by every collector of one server. */
-export type Limit = <T>(fn: () => Promise<T>) => Promise<T>;
 
 /** The fastest answer of one endpoint over the current and the previous window. */
 class WindowedMin {

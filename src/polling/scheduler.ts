@@ -1,257 +1,18 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../logger.js';
-import { MetricSet } from '../metrics/metric-set.js';
+import type { MetricSet } from '../metrics/metric-set.js';
 import type { SelfMetrics } from '../metrics/self-metrics.js';
 import type { SnapshotStore } from '../metrics/snapshot-store.js';
-import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
-import { WowzaError } from '../wowza/errors.js';
+import type { WowzaTarget } from '../wowza/client.js';
 import { adviceText, adviseFailure, FIX, foreignAnswer, NOT_REST_API, type Advice } from '../wowza/failure-advice.js';
-import type { Collector, PollBase } from './collector.js';
-import { errorReason, ObjectErrorLog, untrackedObjects, type ObjectOutcomes, type ObjectSummary } from './object-errors.js';
-import { ConcurrencyLimiter, type Limit } from './concurrency-limiter.js';
-import { BudgetedDiscovery } from './budgeted-discovery.js';
-import { pollDeadlineMs } from './poll-deadline.js';
-import { budgetPlan, DISCOVERY, type BudgetPlan, type ServerSize, type StretchedInterval } from './request-budget.js';
-import { RequestPacer } from './request-pacer.js';
-import { digestConcurrency, type PacedCycle } from './digest-pacing.js';
-import { EXPECTED_SET, expectedStreamsSet } from './expected-streams.js';
-import { vocabularyCache } from './label-vocabulary.js';
-import { Notices } from './notices.js';
+import type { Collector } from '../collectors/collector.js';
+import { errorReason, type ObjectSummary } from '../collectors/object-errors.js';
+import { pollDeadlineMs } from '../config/poll-deadline.js';
+import { EXPECTED_SET, expectedStreamsSet } from '../collectors/expected-streams.js';
 import { RequestDeadline } from '../request-deadline.js';
-
-/** Errors that mean the API was not reached or did not accept us: `wowza_up` 0. */
-const UNREACHABLE = new Set(['auth', 'network', 'tls', 'timeout']);
-
-export interface PollResult {
-  collector: string;
-  ok: boolean;
-  seconds: number;
-  set: MetricSet;
-  error?: Error;
-  /** For collectors of one request per object: how many there were and how many failed. */
-  objects?: ObjectSummary;
-  /** false when the failure says the server was not reached or rejected the credentials. */
-  reached: boolean;
-  /**
-   * Whether the server answered as the WSE REST API while this poll ran (a success, or any answer of the API's shape):
-   * a server that never does is not Wowza (`wowza_up` 0). Undefined for sources outside the REST API.
-   */
-  rest?: boolean;
-}
-
-/** Times one poll that produces a fresh set; never throws. */
-export async function timedPoll(collector: string, produce: () => Promise<MetricSet>): Promise<PollResult> {
-  const started = performance.now();
-  try {
-    const set = await produce();
-    return { collector, ok: true, seconds: (performance.now() - started) / 1000, set, reached: true };
-  } catch (err) {
-    const error = err instanceof Error ? err : new Error(String(err));
-    const reached = !(error instanceof WowzaError && UNREACHABLE.has(error.kind));
-    return { collector, ok: false, seconds: (performance.now() - started) / 1000, set: new MetricSet(), error, reached };
-  }
-}
-
-/** Runs one collector against one server into a fresh set; never throws. */
-export async function runCollector(collector: Collector, base: PollBase, objects: ObjectOutcomes = untrackedObjects()): Promise<PollResult> {
-  const before = base.client.restAnswers;
-  const polled = await timedPoll(collector.name, async () => {
-    const set = new MetricSet();
-    await collector.poll({ ...base, objects }, set);
-    return set;
-  });
-  // A success built on the discovery walk alone made no request of its own, and the walk had the API's shape.
-  const result = { ...polled, rest: polled.ok || base.client.restAnswers > before };
-  const summary = objects.summary();
-  return summary ? { ...result, objects: summary } : result;
-}
-
-export { errorReason };
-
-/** The limiter `poll.concurrency` asks for: a fixed number, or `auto` up to `poll.concurrency_max`. */
-export function limiterFor(config: Config, onLimit?: (limit: number) => void): ConcurrencyLimiter {
-  const c = config.poll.concurrency;
-  return new ConcurrencyLimiter(c === 'auto' ? { max: config.poll.concurrency_max, onLimit } : { fixed: c, onLimit });
-}
-
-/** One server's connection pool, concurrency limiter, request pacer and discovery cache. */
-export class ServerRuntime {
-  readonly client: WowzaClient;
-  readonly limiter: ConcurrencyLimiter;
-  /** Every request of this server passes it: poll.max_requests_per_second (request-pacer.ts). */
-  readonly pacer: RequestPacer;
-  readonly discovery: BudgetedDiscovery;
-  /** Aborted when the server is no longer polled: ends the walk and the requests waiting for the budget. */
-  private readonly closing = new AbortController();
-  private readonly budget: number;
-  private readonly configured: ReadonlyMap<string, number>;
-  /** The plan in force and the topology it was made for. */
-  private planned: { plan: BudgetPlan; for: object | undefined } | undefined;
-  /** The walk's age is stretched, and that was said. */
-  private walkStretched = false;
-  private readonly objectErrors = new Map<string, ObjectErrorLog>();
-  private readonly vocabularies = vocabularyCache();
-  private readonly notices = new Notices();
-  /** The stream cycle running under Digest pacing, and the last one that ended. */
-  private paced: { concurrency: number; started: number } | undefined;
-  private lastPaced: PacedCycle | undefined;
-
-  constructor(
-    readonly target: WowzaTarget,
-    config: Config,
-    private readonly discoveryMaxAgeMs: number,
-    readonly log: Logger,
-    private readonly self?: SelfMetrics,
-    /** Per-stream viewers come from the connectioncounts collector. */
-    private readonly viewersFromConnectionCounts = false,
-    /** The configured interval of each collector polling this server (the budget plan's input). */
-    configured: ReadonlyMap<string, number> = new Map(),
-  ) {
-    const server = target.name;
-    this.budget = config.poll.max_requests_per_second;
-    this.configured = configured;
-    this.limiter = limiterFor(config, self ? (n) => self.concurrencyLimit.set({ server }, n) : undefined);
-    this.pacer = new RequestPacer(this.budget, this.limiter);
-    this.client = new WowzaClient(target, {
-      onRequest: (endpoint, code, seconds) => {
-        self?.observeRequest(server, endpoint, code, seconds);
-        this.limiter.observe(endpoint, code, seconds);
-      },
-      onChallenge: (reason) => self?.authChallenges.inc({ server, reason }),
-    });
-    const walkLimit: Limit = (fn) => this.pacer.run(DISCOVERY, this.closing.signal, fn);
-    const walkAge = () => this.plan().intervals.get(DISCOVERY)?.intervalMs ?? discoveryMaxAgeMs;
-    this.discovery = new BudgetedDiscovery(this.client, walkLimit, config.discovery, walkAge, log, this.closing.signal);
-  }
-
-  /** Requests outside any collector's poll (paced like the rest). */
-  get limit(): Limit {
-    return (fn) => this.pacer.run('other', undefined, fn);
-  }
-
-  /** What discovery last found (zeros before it ran). */
-  get size(): ServerSize {
-    const known = this.discovery.known;
-    if (!known) return { vhosts: 0, apps: 0, streams: 0 };
-    return {
-      vhosts: known.vhosts.length,
-      apps: known.apps.length,
-      streams: known.streams.length,
-      targetApps: known.apps.filter((a) => a.app.streamTargetsEnabled === true).length,
-      recorderLists: known.instances.filter((i) => i.instance.recorders === undefined).length,
-    };
-  }
-
-  /**
-   * The budget plan for what discovery last found (request-budget.ts), made again when a walk brings a new topology;
-   * until the first walk, the configured intervals (the pacer holds the budget meanwhile). Gives the pacer its shares.
-   */
-  plan(): BudgetPlan {
-    const known = this.discovery.known;
-    if (this.planned && (this.planned.for === known || known === undefined)) return this.planned.plan;
-    const plan = budgetPlan(this.budget, this.size, this.configured, this.discoveryMaxAgeMs);
-    this.planned = { plan, for: known };
-    this.pacer.setShares(plan.shares);
-    this.sayWalk(plan.intervals.get(DISCOVERY));
-    return plan;
-  }
-
-  /** The interval `collector` polls at now: configured, or stretched by the budget. */
-  intervalFor(collector: string): StretchedInterval {
-    return this.plan().intervals.get(collector) ?? { intervalMs: this.configured.get(collector) ?? 0 };
-  }
-
-  /** The discovery walk's age when the budget stretches it (undefined when it does not). */
-  get walkStretch(): StretchedInterval | undefined {
-    const walk = this.plan().intervals.get(DISCOVERY);
-    return walk?.reason ? walk : undefined;
-  }
-
-  /** The walk is no job of the scheduler: its stretch is shown here, as the scheduler shows a collector's. */
-  private sayWalk(walk: StretchedInterval | undefined): void {
-    const server = this.target.name;
-    if (walk?.reason) {
-      this.self?.collectorInterval.set({ server, collector: DISCOVERY }, walk.intervalMs / 1000);
-      if (!this.walkStretched) this.log.info({ server, collector: DISCOVERY, interval_seconds: walk.intervalMs / 1000, reason: walk.reason }, 'collector interval stretched to fit the request budget');
-      this.walkStretched = true;
-    } else if (this.walkStretched) {
-      this.self?.collectorInterval.remove({ server, collector: DISCOVERY });
-      this.log.info({ server, collector: DISCOVERY, interval_seconds: (walk?.intervalMs ?? 0) / 1000 }, 'collector interval back to the configured one');
-      this.walkStretched = false;
-    }
-  }
-
-  /**
-   * Waits, without any poll's deadline, for a topology as young as the plan asks (a walk paced through the budget can
-   * take minutes); a failed walk is left for the poll to meet and report.
-   */
-  async topologyReady(): Promise<void> {
-    if (this.discovery.fresh) return;
-    await this.discovery.get(this.closing.signal).then(
-      () => undefined,
-      () => undefined,
-    );
-  }
-
-  /** Ends the walk and refuses the requests waiting for the budget (the server is removed or the exporter stops). */
-  stopRequests(): void {
-    this.closing.abort();
-    this.pacer.close();
-  }
-
-  /** Before a stream cycle: on a Digest server, the concurrency that spends each nonce fully (digest-pacing.ts). */
-  paceCycle(intervalMs: number): void {
-    if (this.client.auth.activeScheme !== 'digest') {
-      this.paced = undefined;
-      return this.limiter.setCeiling(Infinity);
-    }
-    const { vhosts, apps, streams } = this.size;
-    const answers = { fastestMs: this.limiter.fastestMs, typicalMs: this.limiter.typicalMs };
-    const concurrency = digestConcurrency(3 + vhosts + apps + streams, answers, intervalMs, this.lastPaced);
-    this.paced = Number.isFinite(concurrency) ? { concurrency, started: performance.now() } : undefined;
-    this.limiter.setCeiling(concurrency);
-  }
-
-  /** After a stream cycle: how long it took at the concurrency it was paced to, for the next one. */
-  cycleDone(): void {
-    this.lastPaced = this.paced ? { concurrency: this.paced.concurrency, ms: performance.now() - this.paced.started } : undefined;
-    this.paced = undefined;
-  }
-
-  context(collector: string, signal: AbortSignal, log: Logger): PollBase {
-    const server = this.target.name;
-    const vanished = () => this.self?.vanishedObjects.inc({ server, collector });
-    return {
-      client: this.client,
-      server,
-      // Each collector is a lane of the pacer, its waiting requests dropped when its poll's deadline passes.
-      limit: (fn) => this.pacer.run(collector, signal, fn),
-      signal,
-      discovery: this.discovery,
-      log,
-      vanished,
-      viewersFromConnectionCounts: this.viewersFromConnectionCounts,
-      vocabulary: this.vocabularies,
-      notices: this.notices,
-    };
-  }
-
-  /** This poll's object outcomes for `collector`: failures counted in wowza_exporter_object_errors_total and logged on change. */
-  objectsFor(collector: string, log: Logger): ObjectOutcomes {
-    let errors = this.objectErrors.get(collector);
-    if (!errors) {
-      const server = this.target.name;
-      errors = new ObjectErrorLog((reason) => this.self?.objectErrors.inc({ server, collector, reason }));
-      this.objectErrors.set(collector, errors);
-    }
-    return errors.forPoll(log);
-  }
-
-  close(): Promise<void> {
-    this.stopRequests();
-    return this.client.close();
-  }
-}
+import { runCollector, type PollResult } from './poll-result.js';
+import { ServerSession } from './server-session.js';
+import { DISCOVERY, type StretchedInterval } from './request-budget.js';
 
 /** One scheduled poll: a WSE collector of one server, or a source of its own (Wowza Video). */
 export interface PollJobSpec {
@@ -338,7 +99,7 @@ export interface SchedulerOptions {
  * removed stops, and its series go with it.
  */
 export class Scheduler {
-  private readonly runtimes = new Map<string, ServerRuntime>();
+  private readonly runtimes = new Map<string, ServerSession>();
   private readonly jobs: Job[] = [];
   /** Latest outcome of each up-setting collector, per server. */
   private readonly reachedBy = new Map<string, Map<string, Outcome>>();
@@ -379,7 +140,7 @@ export class Scheduler {
   }
 
   /** The server runtimes, by server name. */
-  get servers(): ReadonlyMap<string, ServerRuntime> {
+  get servers(): ReadonlyMap<string, ServerSession> {
     return this.runtimes;
   }
 
@@ -437,7 +198,7 @@ export class Scheduler {
   }
 
   /** Starts polling a server with every collector that applies to it (at once when the scheduler runs). */
-  addServer(target: WowzaTarget): ServerRuntime {
+  addServer(target: WowzaTarget): ServerSession {
     if (this.runtimes.has(target.name)) throw new Error(`server ${target.name} is already polled`);
     const o = this.o;
     const applying = o.collectors.filter((c) => c.appliesTo?.(target) ?? true);
@@ -445,7 +206,7 @@ export class Scheduler {
     const discoveryAge = Math.max(1, Math.min(...intervals, o.config.poll.interval) * 0.9);
     const counts = applying.some((c) => c.name === 'connectioncounts');
     const byName = new Map(applying.map((c, i) => [c.name as string, intervals[i]!]));
-    const runtime = new ServerRuntime(target, o.config, discoveryAge, o.logger.child({ component: 'discovery', server: target.name }), o.self, counts, byName);
+    const runtime = new ServerSession(target, o.config, discoveryAge, o.logger.child({ component: 'discovery', server: target.name }), o.self, counts, byName);
     this.runtimes.set(target.name, runtime);
     o.self.up.set({ server: target.name }, 0);
     if (target.expectedStreams?.length) void o.store.put(target.name, EXPECTED_SET, expectedStreamsSet(target.name, target.expectedStreams));

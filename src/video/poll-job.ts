@@ -1,6 +1,7 @@
 import { ObjectErrorLog } from '../collectors/object-errors.js';
-import { defaultRequestTimeoutMs, pollDeadlineMs } from '../collectors/poll-deadline.js';
-import { timedPoll, type PollJobSpec } from '../collectors/scheduler.js';
+import { defaultRequestTimeoutMs, pollDeadlineMs } from '../config/poll-deadline.js';
+import { timedPoll } from '../polling/poll-result.js';
+import type { PollJobSpec } from '../polling/scheduler.js';
 import type { RuntimeConfig } from '../config/load.js';
 import type { Logger } from '../logger.js';
 import type { SelfMetrics } from '../metrics/self-metrics.js';

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import pLimit from 'p-limit';
 import { Discovery } from '../../src/collectors/discovery.js';
 import { WSE_COLLECTORS } from '../../src/collectors/registry.js';
-import { runCollector } from '../../src/collectors/scheduler.js';
+import { runCollector } from '../../src/polling/poll-result.js';
 import { parseConfig } from '../../src/config/load.js';
 import { runDoctor } from '../../src/doctor/checks.js';
 import type { CheckResult } from '../../src/doctor/report.js';

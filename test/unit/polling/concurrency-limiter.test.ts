@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConcurrencyLimiter } from '../../src/collectors/concurrency-limiter.js';
+import { ConcurrencyLimiter } from '../../../src/polling/concurrency-limiter.js';
 
 /**
  * A server in virtual time: `capacity` workers (0 = as many as asked), each request taking `serviceMs`, the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { digestConcurrency, pacedCycleMs } from '../../src/collectors/digest-pacing.js';
+import { digestConcurrency, pacedCycleMs } from '../../../src/polling/digest-pacing.js';
 
 const at = (fastestMs: number | undefined, typicalMs = fastestMs) => ({ fastestMs, typicalMs });
 

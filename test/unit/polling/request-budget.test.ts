@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetPlan, DISCOVERY, PACED_SHARE_OF_INTERVAL, pacedRate, streamIntervalWithin } from '../../src/collectors/request-budget.js';
+import { budgetPlan, DISCOVERY, PACED_SHARE_OF_INTERVAL, pacedRate, streamIntervalWithin } from '../../../src/polling/request-budget.js';
 
 const every15 = new Map(['machine', 'status', 'vhost', 'application', 'instance', 'stream'].map((c) => [c, 15_000]));
 const all15 = new Map(['machine', 'status', 'vhost', 'application', 'instance', 'stream', 'recorder', 'stream_target', 'connectioncounts'].map((c) => [c, 15_000]));

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConcurrencyLimiter } from '../../src/collectors/concurrency-limiter.js';
-import { BudgetWaitError, RequestPacer } from '../../src/collectors/request-pacer.js';
+import { ConcurrencyLimiter } from '../../../src/polling/concurrency-limiter.js';
+import { BudgetWaitError, RequestPacer } from '../../../src/polling/request-pacer.js';
 
 describe('the request pacer', () => {
   beforeEach(() => vi.useFakeTimers());
