@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
 import { silentLogger } from '../../dist/logger.js';
-import { LogsConfigSchema } from '../../dist/logs/config.js';
+import { LogsConfigSchema } from '../../dist/config/logs.js';
 import { entriesOf, LineEncoder } from '../../dist/logs/line-encoding.js';
 import { startLogShipping } from '../../dist/logs/log-shipping.js';
 import { redactSecrets } from '../../dist/logs/secret-redaction.js';

@@ -1,4 +1,4 @@
-import type { ExpectedStream } from '../config/expected-streams.js';
+import type { ExpectedStream } from '../wowza/expected-stream.js';
 import { M } from '../metrics/definitions.js';
 import { MetricSet } from '../metrics/metric-set.js';
 

@@ -1,11 +1,6 @@
 import { z } from 'zod';
+import type { ExpectedStream } from '../wowza/expected-stream.js';
 
-/** One stream a server must always have live: `application/stream`, or `application/instance/stream`. */
-export interface ExpectedStream {
-  application: string;
-  appInstance: string;
-  stream: string;
-}
 
 const DEFAULT_INSTANCE = '_definst_';
 

@@ -3,14 +3,14 @@ import { dirname, resolve } from 'node:path';
 import { parseYaml } from './yaml.js';
 import type { z } from 'zod';
 import type { WowzaTarget } from '../wowza/client.js';
-import type { ExpectedStream } from './expected-streams.js';
+import type { ExpectedStream } from '../wowza/expected-stream.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, defaultRequestTimeoutMs, pollDeadlineMs } from './poll-deadline.js';
 import { ConfigError, describeIssues, formatPath } from './errors.js';
 import { parseShard } from './shard.js';
 import { COLLECTOR_NAMES, ConfigSchema, type CollectorName, type Config, type ModuleConfig, type ServerConfig } from './schema.js';
 import { ConfigProblems } from './problems.js';
 import { readSecretFile } from './secrets.js';
-import { isUsableToken, resolveVideoToken, VIDEO_TOKEN_ENV } from '../video/token.js';
+import { isUsableToken, resolveVideoToken, VIDEO_TOKEN_ENV } from './video-token.js';
 
 /** The command-line flags that map onto config keys (undefined = not given, the file or default applies). */
 export interface ConfigFlags {

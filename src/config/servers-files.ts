@@ -4,7 +4,8 @@ import { parseYaml } from './yaml.js';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { formatPath } from './errors.js';
-import { ExpectedStreamsSchema, type ExpectedStream } from './expected-streams.js';
+import { ExpectedStreamsSchema } from './expected-streams.js';
+import type { ExpectedStream } from '../wowza/expected-stream.js';
 
 /**
  * Target files (`servers_files:`), read at run time like Prometheus' `file_sd`: YAML or JSON files, each a list

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import { M, PROBE } from '../metrics/definitions.js';
 import { mergeRendered, renderSet } from '../metrics/exposition.js';
 import { MetricSet } from '../metrics/metric-set.js';
-import { redactUrl } from '../wowza/redact.js';
+import { redactUrl } from '../redact.js';
 
 export class ProbeRequestError extends Error {}
 

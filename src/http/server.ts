@@ -3,7 +3,7 @@ import { parseListenAddress } from '../config/listen-address.js';
 import type { Logger } from '../logger.js';
 import { AllowedHosts } from './allowed-hosts.js';
 import { ConnectionCap, defaultMaxConnections } from './connection-cap.js';
-import { gzipJoined, gzipText, type EncodedText } from './metrics-body.js';
+import { gzipJoined, gzipText, type EncodedText } from '../metrics/metrics-body.js';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 

@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
 import { sleep } from '../abortable-sleep.js';
 import { AckTracker } from './ack-tracker.js';
-import type { LogsConfig } from './config.js';
+import type { LogsConfig } from '../config/logs.js';
 import { DeadLetterFile } from './dead-letter.js';
 import { EncoderPool } from './encoder-pool.js';
 import { LogFollower, type FollowerChunk } from './follower.js';

@@ -1,4 +1,5 @@
-import { isKnownZone, TimestampConverter, type TimestampResult } from './timestamp.js';
+import { isKnownZone } from '../time-zones.js';
+import { TimestampConverter, type TimestampResult } from './timestamp.js';
 import type { Utf8Writer } from '../utf8-builder.js';
 
 /** A field value: numbers for byte/size/duration/port columns, null for `-`, else the text as written. */

@@ -1,4 +1,4 @@
-import { EncodedText } from '../http/metrics-body.js';
+import { EncodedText } from './metrics-body.js';
 import type { MetricSet } from './metric-set.js';
 import { mergeRenderedChunks, renderSetInSlices, type RenderedSet } from './exposition.js';
 import type { SeriesCap } from './series-cap.js';

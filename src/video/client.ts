@@ -17,7 +17,7 @@ import { parseRetryAfter } from './retry-after.js';
 import { RequestDeadline } from '../request-deadline.js';
 import { ScheduleEnvelopeSchema, ScheduleListSchema, type Schedule, type ScheduleSummary } from './schedule.js';
 import { validateSchedulePatch, type SchedulePatchInput } from './schedule-patch.js';
-import { isUsableToken } from './token.js';
+import { isUsableToken } from '../config/video-token.js';
 
 export const DEFAULT_VIDEO_URL = 'https://api.video.wowza.com/api/v1.11';
 

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import type { ExpectedStream } from '../config/expected-streams.js';
+import type { ExpectedStream } from './expected-stream.js';
 import { Authenticator, type AuthMode, type ChallengeKind, type DigestSession } from './auth.js';
 import { ENDPOINT_MAX_BYTES, EP, fillPath, MAX_JSON_DEPTH } from './endpoints.js';
 import {
@@ -18,7 +18,7 @@ import {
 import { isManagerPage } from './failure-advice.js';
 import type { StreamSessions } from './connection-counts.js';
 import { RequestDeadline } from '../request-deadline.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../redact.js';
 import {
   ApplicationList,
   CurrentStats,

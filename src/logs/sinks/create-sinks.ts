@@ -1,6 +1,6 @@
 import { ConfigError } from '../../config/errors.js';
 import { readSecretFile } from '../../config/secrets.js';
-import type { LogSinkConfig } from '../config.js';
+import type { LogSinkConfig } from '../../config/logs.js';
 import { FileSink } from './file-sink.js';
 import { HttpSink } from './http-sink.js';
 import type { SinkTls } from './http-post.js';

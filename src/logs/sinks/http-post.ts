@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
 import { Agent, request } from '../../undici-core.js';
 import { RequestDeadline } from '../../request-deadline.js';
-import { redactUrl } from '../../wowza/redact.js';
+import { redactUrl } from '../../redact.js';
 import { parseRetryAfter } from '../backoff.js';
 import { DeliveryError } from './log-sink.js';
 

@@ -1,5 +1,5 @@
-import { ConfigError } from '../config/errors.js';
-import { readSecretFile } from '../config/secrets.js';
+import { ConfigError } from './errors.js';
+import { readSecretFile } from './secrets.js';
 
 export const VIDEO_TOKEN_ENV = 'WOWZA_VIDEO_TOKEN';
 

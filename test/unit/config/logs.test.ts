@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeIssues } from '../../src/config/errors.js';
-import { LogsConfigSchema } from '../../src/logs/config.js';
+import { describeIssues } from '../../../src/config/errors.js';
+import { LogsConfigSchema } from '../../../src/config/logs.js';
 
 function problems(input: unknown): string[] {
   const r = LogsConfigSchema.safeParse(input);

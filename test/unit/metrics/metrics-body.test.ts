@@ -3,12 +3,12 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import type { AddressInfo } from 'node:net';
 import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EncodedText, gzipJoined } from '../../src/http/metrics-body.js';
-import { sendMetrics, type MetricsParts } from '../../src/http/server.js';
-import type { MetricDef } from '../../src/metrics/definitions.js';
-import { mergeRendered, renderSet } from '../../src/metrics/exposition.js';
-import { MetricSet } from '../../src/metrics/metric-set.js';
-import { SnapshotStore } from '../../src/metrics/snapshot-store.js';
+import { EncodedText, gzipJoined } from '../../../src/metrics/metrics-body.js';
+import { sendMetrics, type MetricsParts } from '../../../src/http/server.js';
+import type { MetricDef } from '../../../src/metrics/definitions.js';
+import { mergeRendered, renderSet } from '../../../src/metrics/exposition.js';
+import { MetricSet } from '../../../src/metrics/metric-set.js';
+import { SnapshotStore } from '../../../src/metrics/snapshot-store.js';
 
 /** Checks that `zipped` is exactly one gzip member holding `text`. */
 function singleMember(zipped: Buffer, text: Buffer): void {

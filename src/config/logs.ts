@@ -1,21 +1,8 @@
 import { z } from 'zod';
-import { parseDuration } from '../config/duration.js';
-import { redactUrl } from '../wowza/redact.js';
-import { isKnownZone } from './timestamp.js';
-import { DEFAULT_LOG_TYPES, resolveLogType, SERVER_FILTER_FLAGS, SEVERITIES } from './vocabulary.js';
-
-// Self-contained on purpose: the main config schema embeds this one, so importing its helpers back
-// from src/config/schema.ts would be an import cycle.
-
-/** `2s`, `500ms`, `1m` (or a number of seconds) -> milliseconds. */
-const Duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
-  try {
-    return parseDuration(v);
-  } catch (err) {
-    ctx.addIssue({ code: 'custom', message: (err as Error).message });
-    return z.NEVER;
-  }
-});
+import { Duration, Regex } from './field-types.js';
+import { redactUrl } from '../redact.js';
+import { isKnownZone } from '../time-zones.js';
+import { DEFAULT_LOG_TYPES, resolveLogType, SERVER_FILTER_FLAGS, SEVERITIES } from '../wowza/log-vocabulary.js';
 
 const SIZE_UNITS: Readonly<Record<string, number>> = { b: 1, kb: 1e3, kib: 1024, mb: 1e6, mib: 1024 ** 2, gb: 1e9, gib: 1024 ** 3 };
 
@@ -29,14 +16,6 @@ const Bytes = z.union([z.string(), z.number().int().positive()]).transform((v, c
     return z.NEVER;
   }
   return bytes;
-});
-
-const Regex = z.string().superRefine((v, ctx) => {
-  try {
-    new RegExp(v);
-  } catch (err) {
-    ctx.addIssue({ code: 'custom', message: `invalid regular expression: ${(err as Error).message}` });
-  }
 });
 
 const HttpUrl = z.string().superRefine((v, ctx) => {
