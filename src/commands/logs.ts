@@ -4,7 +4,7 @@ import { loadConfig } from '../config/load.js';
 import { createLogger } from '../logger.js';
 import { tailLog } from '../logs/tail.js';
 import { guardLogType, unknownLogTypeMessage } from '../logs/unknown-log-type.js';
-import { parseServerFilterFlags, resolveLogType } from '../logs/vocabulary.js';
+import { parseServerFilterFlags, resolveLogType } from '../wowza/log-vocabulary.js';
 import { WowzaClient } from '../wowza/client.js';
 import { WowzaLogSource } from '../wowza/log-source.js';
 import { configFlagsFrom, withWowzaFlags } from './flags.js';

@@ -7,7 +7,7 @@ import { VideoError, VideoInputError, VideoUnparsableError, type VideoInputIssue
 import { validateSchedulePatch, type PatchField, type SchedulePatchInput } from '../video/schedule-patch.js';
 import { scheduleDetail, scheduleTable } from '../video/schedule-table.js';
 import { unknownValues, type Schedule } from '../video/schedule.js';
-import { resolveVideoToken, VIDEO_TOKEN_ENV } from '../video/token.js';
+import { resolveVideoToken, VIDEO_TOKEN_ENV } from '../config/video-token.js';
 
 /**
  * `wowza-exporter schedules list|get|update|delete`: Wowza Video schedules from the command line. Each

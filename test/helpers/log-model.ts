@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
-import { LogsConfigSchema } from '../../src/logs/config.js';
+import { LogsConfigSchema } from '../../src/config/logs.js';
 import { entryRecord, type LogEntry } from '../../src/logs/log-entry.js';
 import { startLogShipping, type LogShipping } from '../../src/logs/log-shipping.js';
 import { DeliveryError, type LogSink } from '../../src/logs/sinks/log-sink.js';

@@ -12,7 +12,7 @@ import { compileRecordFilter } from '../../src/logs/record-filter.js';
 import { redactSecrets } from '../../src/logs/secret-redaction.js';
 import { isoUtc, TimestampConverter, toUtcTimestamp } from '../../src/logs/timestamp.js';
 import { encodeNdjson } from '../../src/logs/sinks/ndjson.js';
-import { severityLabel } from '../../src/logs/vocabulary.js';
+import { severityLabel } from '../../src/wowza/log-vocabulary.js';
 import { cleanForJson, quotedRecordJson, recordJson, W3cLogParser, type LogRecord } from '../../src/logs/w3c-parser.js';
 import { ACCESS_LOG_FIELDS } from '../helpers/memory-log-source.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileRecordFilter } from '../../src/logs/record-filter.js';
-import { categoryLabel, eventLabel, parseServerFilterFlags, resolveLogType, severityLabel } from '../../src/logs/vocabulary.js';
+import { categoryLabel, eventLabel, parseServerFilterFlags, resolveLogType, severityLabel } from '../../src/wowza/log-vocabulary.js';
 import type { LogRecord } from '../../src/logs/w3c-parser.js';
 
 const rec = (over: LogRecord = {}): LogRecord => ({

@@ -9,7 +9,7 @@ import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger } from '../../src/logger.js';
-import { LogsConfigSchema, type LogsConfigInput } from '../../src/logs/config.js';
+import { LogsConfigSchema, type LogsConfigInput } from '../../src/config/logs.js';
 import { logEntry, type LogEntry } from '../../src/logs/log-entry.js';
 import { startLogShipping, type LogShipping } from '../../src/logs/log-shipping.js';
 import { ACCESS_LOG_FIELDS, ERROR_LOG_FIELDS, MemoryLogSource, w3cLine } from '../helpers/memory-log-source.js';
