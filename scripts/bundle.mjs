@@ -77,8 +77,8 @@ rmSync(chunks, { recursive: true, force: true });
 const bundle = await rolldown({
   input: {
     cli: `${root}src/cli.ts`,
-    // Started by src/logs/encoder-pool.ts as `./encode-worker.js` beside its own chunk.
-    'encode-worker': `${root}src/logs/encode-worker.ts`,
+    // Started by src/logs/transform/encoder-pool.ts as `./encode-worker.js` beside its own chunk.
+    'encode-worker': `${root}src/logs/transform/encode-worker.ts`,
   },
   platform: 'node',
   plugins: [leaveOut],

@@ -3,10 +3,10 @@ import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { createLogger } from '../logger.js';
 import { tailLog } from '../logs/tail.js';
-import { guardLogType, unknownLogTypeMessage } from '../logs/unknown-log-type.js';
+import { guardLogType, unknownLogTypeMessage } from '../logs/source/unknown-log-type.js';
 import { parseServerFilterFlags, resolveLogType } from '../wowza/log-vocabulary.js';
 import { WowzaClient } from '../wowza/client.js';
-import { WowzaLogSource } from '../wowza/log-source.js';
+import { WowzaLogSource } from '../logs/source/rest-source.js';
 import { configFlagsFrom, withWowzaFlags } from './flags.js';
 
 const tail: CommandModule = {

@@ -1,5 +1,5 @@
 import type { RuntimeConfig } from '../config/load.js';
-import type { LogShipping } from '../logs/log-shipping.js';
+import type { LogShipping } from '../logs/pipeline.js';
 import type { Logger } from '../logger.js';
 import type { SelfMetrics } from '../metrics/self-metrics.js';
 import type { WebhookEvent } from '../webhooks/event.js';
@@ -40,7 +40,7 @@ export interface LogHostOptions {
 export class LogHost {
   #shipping: LogShipping | undefined;
   /** The log source's class, loaded with the log pipeline. */
-  #LogSource: typeof import('../wowza/log-source.js').WowzaLogSource | undefined;
+  #LogSource: typeof import('../logs/source/rest-source.js').WowzaLogSource | undefined;
   readonly #clients = new Map<string, WowzaClient>();
 
   constructor(private readonly o: LogHostOptions) {}
@@ -53,7 +53,7 @@ export class LogHost {
   async start(runtime: RuntimeConfig, servers: Iterable<[string, WowzaTarget]>): Promise<void> {
     const config = runtime.collectors.logs.enabled ? runtime.config.logs : undefined;
     if (!config) return;
-    const [{ startLogShipping }, { WowzaLogSource }] = await Promise.all([import('../logs/log-shipping.js'), import('../wowza/log-source.js')]);
+    const [{ startLogShipping }, { WowzaLogSource }] = await Promise.all([import('../logs/pipeline.js'), import('../logs/source/rest-source.js')]);
     this.#LogSource = WowzaLogSource;
     this.o.onStart?.();
     this.#shipping = await startLogShipping({ sources: [], config, registry: this.o.self.registry, logger: this.o.logger });

@@ -1,7 +1,7 @@
 import { escapeControlCharacters, stringifyJsonSafely } from '../control-characters.js';
 import { silentLogger, type Logger } from '../logger.js';
-import { LogFollower, type FollowerChunk, type ServerFilter } from './follower.js';
-import type { LogSource } from './log-source.js';
+import { LogFollower, type FollowerChunk, type ServerFilter } from './source/follower.js';
+import type { LogSource } from './source/source.js';
 
 export interface TailOptions {
   source: LogSource;

@@ -4,7 +4,7 @@ import { zoneOffsetMinutes } from '../time-zones.js';
  * `recordingStartTime` of a stream recorder. A real 4.7 server writes `2019-06-07-18.15.28.934-+08:00`: Wowza's
  * `StreamRecorderFileVersionDelegate` format `yyyy-MM-dd-HH.mm.ss.SSS-zzz` (wowza-api.md), whose zone part is what
  * Java's `z` prints for the server's zone: an offset (`+08:00`, `GMT+08:00`), `GMT`/`UTC`, or a short name (`PST`).
- * The zone is read as the log timestamps read theirs (logs/timestamp.ts), except the short names that Java prints for
+ * The zone is read as the log timestamps read theirs (logs/transform/timestamp.ts), except the short names that Java prints for
  * more than one zone (`CST` China or US Central, `IST` India or Israel, `BST`): a log line has a configured zone to
  * fall back on, a recorder answer has none, so no instant is guessed from them. ISO 8601 and RFC 2822 dates, which
  * other versions may send, are read too.

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { logEntry } from '../../src/logs/log-entry.js';
-import { buildLokiPush, encodeLokiPush } from '../../src/logs/sinks/loki-sink.js';
+import { logEntry } from '../../src/logs/transform/entry.js';
+import { buildLokiPush, encodeLokiPush } from '../../src/logs/sinks/loki.js';
 import { startLokiReceiver, validateLokiPush, type LokiReceiver } from '../helpers/loki-receiver.js';
 
 /**

@@ -7,9 +7,9 @@ import { Registry } from 'prom-client';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { LogsConfigSchema } from '../../src/config/logs.js';
-import { entryRecord, type LogEntry } from '../../src/logs/log-entry.js';
-import { startLogShipping, type LogShipping } from '../../src/logs/log-shipping.js';
-import { DeliveryError, type LogSink } from '../../src/logs/sinks/log-sink.js';
+import { entryRecord, type LogEntry } from '../../src/logs/transform/entry.js';
+import { startLogShipping, type LogShipping } from '../../src/logs/pipeline.js';
+import { DeliveryError, type LogSink } from '../../src/logs/sinks/sink.js';
 import { ACCESS_LOG_FIELDS, MemoryLogSource, w3cLine } from './memory-log-source.js';
 
 /**
@@ -24,7 +24,7 @@ import { ACCESS_LOG_FIELDS, MemoryLogSource, w3cLine } from './memory-log-source
  */
 
 const ACCESS = 'wowzastreamingengine_access';
-const ENCODER = new URL('../../dist/logs/encode-worker.js', import.meta.url);
+const ENCODER = new URL('../../dist/logs/transform/encode-worker.js', import.meta.url);
 
 /** mulberry32: small, fast, and the same sequence for a seed on every machine. */
 function random(seed: number): () => number {

@@ -1,4 +1,4 @@
-import type { LogFileInfo, LogPage, LogQuery, LogSource } from '../../src/logs/log-source.js';
+import type { LogFileInfo, LogPage, LogQuery, LogSource } from '../../src/logs/source/source.js';
 
 /** The column orders Wowza writes (from the REST API docs), for building realistic logs. */
 export const ACCESS_LOG_FIELDS = [

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
-import { LogFollower, type FollowedLine, type FollowerChunk } from '../../src/logs/follower.js';
-import type { LogPage, LogQuery, LogSource } from '../../src/logs/log-source.js';
-import type { LogRecord } from '../../src/logs/w3c-parser.js';
+import { LogFollower, type FollowedLine, type FollowerChunk } from '../../src/logs/source/follower.js';
+import type { LogPage, LogQuery, LogSource } from '../../src/logs/source/source.js';
+import type { LogRecord } from '../../src/logs/transform/w3c-parser.js';
 
 /**
  * The real-world log tests' reading of a file: served as the REST API serves a log (lines by byte offset, as the server

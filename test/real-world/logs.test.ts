@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LineEncoder } from '../../src/logs/line-encoding.js';
+import { LineEncoder } from '../../src/logs/transform/line-encoding.js';
 import { checkRecord, expected, follow } from './log-follow.js';
 
 /**

@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DeadLetterFile } from '../../src/logs/dead-letter.js';
-import type { LogEntry } from '../../src/logs/log-entry.js';
-import { writeAtomically } from '../../src/logs/position-store.js';
-import { FileSink } from '../../src/logs/sinks/file-sink.js';
+import { DeadLetterFile } from '../../src/logs/sinks/dead-letter.js';
+import type { LogEntry } from '../../src/logs/transform/entry.js';
+import { writeAtomically } from '../../src/logs/acks/positions.js';
+import { FileSink } from '../../src/logs/sinks/file.js';
 
 /**
  * Issue 29: the file sink and the dead-letter file were opened for append through a symbolic link planted at their

@@ -1,12 +1,12 @@
 import { ConfigError } from '../../config/errors.js';
 import { readSecretFile } from '../../config/secrets.js';
 import type { LogSinkConfig } from '../../config/logs.js';
-import { FileSink } from './file-sink.js';
-import { HttpSink } from './http-sink.js';
+import { FileSink } from './file.js';
+import { HttpSink } from './http.js';
 import type { SinkTls } from './http-post.js';
-import type { LogSink } from './log-sink.js';
-import { LokiSink } from './loki-sink.js';
-import { StdoutSink } from './stdout-sink.js';
+import type { LogSink } from './sink.js';
+import { LokiSink } from './loki.js';
+import { StdoutSink } from './stdout.js';
 
 export interface CreateSinksOptions {
   /** Where `stdout` sinks write; standard output (file descriptor 1) by default. */

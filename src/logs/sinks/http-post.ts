@@ -3,8 +3,8 @@ import type { Dispatcher } from 'undici';
 import { Agent, request } from '../../undici-core.js';
 import { RequestDeadline } from '../../request-deadline.js';
 import { redactUrl } from '../../redact.js';
-import { parseRetryAfter } from '../backoff.js';
-import { DeliveryError } from './log-sink.js';
+import { parseRetryAfter } from './backoff.js';
+import { DeliveryError } from './sink.js';
 
 export interface HttpPostTarget {
   url: string;

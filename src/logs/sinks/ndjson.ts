@@ -1,4 +1,4 @@
-import { entryDocument, type LogEntry } from '../log-entry.js';
+import { entryDocument, type LogEntry } from '../transform/entry.js';
 
 /**
  * A batch as NDJSON: one `{"server":…,"log_type":…, …record}` document per line.

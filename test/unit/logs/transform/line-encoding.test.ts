@@ -5,16 +5,16 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { EncoderPool } from '../../src/logs/encoder-pool.js';
-import { entriesOf, LineEncoder, type EncodingSettings, type LineSegment } from '../../src/logs/line-encoding.js';
-import { compileRecordFilter } from '../../src/logs/record-filter.js';
-import { redactSecrets } from '../../src/logs/secret-redaction.js';
-import { isoUtc, TimestampConverter, toUtcTimestamp } from '../../src/logs/timestamp.js';
-import { encodeNdjson } from '../../src/logs/sinks/ndjson.js';
-import { severityLabel } from '../../src/wowza/log-vocabulary.js';
-import { cleanForJson, quotedRecordJson, recordJson, W3cLogParser, type LogRecord } from '../../src/logs/w3c-parser.js';
-import { ACCESS_LOG_FIELDS } from '../helpers/memory-log-source.js';
+import { createLogger } from '../../../../src/logger.js';
+import { EncoderPool } from '../../../../src/logs/transform/encoder-pool.js';
+import { entriesOf, LineEncoder, type EncodingSettings, type LineSegment } from '../../../../src/logs/transform/line-encoding.js';
+import { compileRecordFilter } from '../../../../src/logs/transform/record-filter.js';
+import { redactSecrets } from '../../../../src/logs/transform/secret-redaction.js';
+import { isoUtc, TimestampConverter, toUtcTimestamp } from '../../../../src/logs/transform/timestamp.js';
+import { encodeNdjson } from '../../../../src/logs/sinks/ndjson.js';
+import { severityLabel } from '../../../../src/wowza/log-vocabulary.js';
+import { cleanForJson, quotedRecordJson, recordJson, W3cLogParser, type LogRecord } from '../../../../src/logs/transform/w3c-parser.js';
+import { ACCESS_LOG_FIELDS } from '../../../helpers/memory-log-source.js';
 
 /**
  * The shipping hot path (redaction with cheap pre-checks, parsing into compiled record classes, encoding in
@@ -269,7 +269,7 @@ describe('log line encoding', () => {
 });
 
 describe('encoder threads', () => {
-  const worker = new URL('../../dist/logs/encode-worker.js', import.meta.url);
+  const worker = new URL('../../../../dist/logs/transform/encode-worker.js', import.meta.url);
   const lines = fc.sample(line, { numRuns: 900, seed: 42 });
   const segment: LineSegment = { server: 'edge-1', logType: 'access', fields: FIELDS, lines };
   const expected = viewOf(segment, new LineEncoder(SETTINGS).encode(segment));
@@ -299,11 +299,11 @@ describe('encoder threads', () => {
   });
 
   it('the bundle that `npx wowza-exporter` runs has its worker beside the encoder pool\'s chunk, and it encodes the same', async () => {
-    const root = new URL('../../dist/', import.meta.url);
+    const root = new URL('../../../../dist/', import.meta.url);
     const chunks = JSON.parse(readFileSync(new URL('chunks/modules.json', root), 'utf8')) as Record<string, string[]>;
-    const poolChunk = Object.keys(chunks).find((f) => chunks[f]!.includes('src/logs/encoder-pool.ts'));
+    const poolChunk = Object.keys(chunks).find((f) => chunks[f]!.includes('src/logs/transform/encoder-pool.ts'));
     expect(poolChunk, 'no chunk of dist/ holds the encoder pool: run `npm run build` first').toBeDefined();
-    // The pool starts `./encode-worker.js` relative to its own module (src/logs/encoder-pool.ts).
+    // The pool starts `./encode-worker.js` relative to its own module (src/logs/transform/encoder-pool.ts).
     const bundled = new URL('./encode-worker.js', new URL(poolChunk!, root));
     expect(Object.keys(chunks)).toContain(fileURLToPath(bundled).slice(fileURLToPath(root).length));
     const pool = new EncoderPool({ settings: SETTINGS, threads: 1, cpus: 4, logger: capture().logger, workerUrl: bundled });

@@ -1,6 +1,6 @@
-import type { LogEntry } from '../log-entry.js';
+import type { LogEntry } from '../transform/entry.js';
 import { encodeNdjson } from './ndjson.js';
-import type { LogSink } from './log-sink.js';
+import type { LogSink } from './sink.js';
 import { RotatingFile, type RotatingFileOptions } from './rotating-file.js';
 
 /** Appends NDJSON to a local file, rotated by size. */

@@ -1,10 +1,10 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import { entryLokiLine, entryRecord, type LogEntry } from '../log-entry.js';
+import { entryLokiLine, entryRecord, type LogEntry } from '../transform/entry.js';
 import { createSinkAgent, httpPost, type SinkTls } from './http-post.js';
 import { Utf8Builder } from '../../utf8-builder.js';
-import type { LogSink } from './log-sink.js';
+import type { LogSink } from './sink.js';
 
 export interface LokiStream {
   stream: Record<string, string>;

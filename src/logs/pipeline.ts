@@ -1,21 +1,21 @@
 import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
 import { sleep } from '../abortable-sleep.js';
-import { AckTracker } from './ack-tracker.js';
+import { AckTracker } from './acks/ack-tracker.js';
 import type { LogsConfig } from '../config/logs.js';
-import { DeadLetterFile } from './dead-letter.js';
-import { EncoderPool } from './encoder-pool.js';
-import { LogFollower, type FollowerChunk } from './follower.js';
-import { entriesOf, type EncodedSegment, type LineSegment } from './line-encoding.js';
-import { entryFootprint, logEntry, type LogEntry } from './log-entry.js';
-import type { LogRecord } from './w3c-parser.js';
-import { createLogMetrics, type LogMetrics } from './log-metrics.js';
-import type { LogSource } from './log-source.js';
-import { PositionStore, type LogPosition } from './position-store.js';
-import { compileRecordFilter } from './record-filter.js';
-import { SinkWorker } from './sink-worker.js';
+import { DeadLetterFile } from './sinks/dead-letter.js';
+import { EncoderPool } from './transform/encoder-pool.js';
+import { LogFollower, type FollowerChunk } from './source/follower.js';
+import { entriesOf, type EncodedSegment, type LineSegment } from './transform/line-encoding.js';
+import { entryFootprint, logEntry, type LogEntry } from './transform/entry.js';
+import type { LogRecord } from './transform/w3c-parser.js';
+import { createLogMetrics, type LogMetrics } from './metrics.js';
+import type { LogSource } from './source/source.js';
+import { PositionStore, type LogPosition } from './acks/positions.js';
+import { compileRecordFilter } from './transform/record-filter.js';
+import { SinkWorker } from './sinks/sink-worker.js';
 import { createSinks } from './sinks/create-sinks.js';
-import type { LogSink } from './sinks/log-sink.js';
+import type { LogSink } from './sinks/sink.js';
 
 export interface LogShippingOptions {
   /** One per Wowza server; `server` names must be unique (they key the positions). */
@@ -79,64 +79,17 @@ interface Followed {
 export async function startLogShipping(options: LogShippingOptions): Promise<LogShipping> {
   const { config, sources } = options;
   const logger = options.logger.child({ component: 'logs' });
-  const names = new Set<string>();
-  for (const s of sources) {
-    if (names.has(s.server)) throw new Error(`two servers are named "${s.server}": log positions need unique server names`);
-    names.add(s.server);
-  }
+  uniqueServers(sources);
 
   const metrics = createLogMetrics(options.registry);
   // Compiled here too so a bad regular expression fails at start-up, not in the encoder.
   compileRecordFilter(config.filters);
   const sinks = options.sinks ?? createSinks(config.sinks, { stdout: options.stdout, warn: (msg, meta) => logger.warn(meta, msg) });
-  let positions: PositionStore;
-  try {
-    positions = await PositionStore.open(config.positions_file, logger, { onUnusable: (fallback) => metrics.positionsUnusable.inc({ fallback }) });
-  } catch (err) {
-    await Promise.allSettled(sinks.map((s) => s.close()));
-    throw err;
-  }
+  const positions = await openPositions(config, sinks, metrics, logger);
   const deadLetter = new DeadLetterFile(config.dead_letter_file);
-  // Loki sinks send Loki lines, every other sink documents: the encoders write only what is sent.
-  const outputs = { documents: sinks.some((sink) => sink.quotesRecords !== true), lokiLines: sinks.some((sink) => sink.quotesRecords === true) };
-  const encoders = new EncoderPool({
-    settings: { timeZone: config.time_zone, redactSecrets: config.redact_secrets, filters: config.filters, ...outputs },
-    threads: config.parse_threads,
-    logger,
-    ...(options.encoderWorkerUrl ? { workerUrl: options.encoderWorkerUrl } : {}),
-  });
-  let saveFailing = false;
-  const savePositions = () =>
-    positions.save().then(
-      () => {
-        if (saveFailing) logger.info({ path: positions.path }, 'log positions are saved again');
-        saveFailing = false;
-      },
-      (err: unknown) => {
-        if (!saveFailing) logger.error({ path: positions.path, error: (err as Error).message }, 'cannot save log positions; retrying');
-        saveFailing = true;
-      },
-    );
-  const workers = sinks.map(
-    (sink) =>
-      new SinkWorker({
-        sink,
-        batch: { maxLines: config.batch.max_lines, maxBytes: config.batch.max_bytes, maxWaitMs: config.batch.max_wait },
-        retry: {
-          minBackoffMs: config.retry.min_backoff,
-          maxBackoffMs: config.retry.max_backoff,
-          ...(config.retry.max_retries !== undefined ? { maxRetries: config.retry.max_retries } : {}),
-        },
-        capacity: config.queue_lines,
-        capacityBytes: config.max_queue_bytes,
-        // Positions are written once a batch is acknowledged and before the next is sent, so a crash re-sends
-        // at most the batch in flight; the periodic sync only retries writes that failed.
-        afterAck: savePositions,
-        deadLetter,
-        metrics,
-        logger: logger.child({ sink: sink.name }),
-      }),
-  );
+  const { encoders, outputs } = encodersFor(config, sinks, logger, options.encoderWorkerUrl);
+  const savePositions = positionSaver(positions, logger);
+  const workers = sinkWorkers(config, sinks, savePositions, deadLetter, metrics, logger);
 
   const abort = new AbortController();
   const running: Running[] = [];
@@ -466,5 +419,78 @@ async function syncPositions(store: PositionStore, intervalMs: number, signal: A
       if (!failing) logger.error({ path: store.path, error: (err as Error).message }, 'cannot save log positions; retrying');
       failing = true;
     }
+  }
+}
+
+/** Servers key the positions: two of one name would overwrite each other's. */
+function uniqueServers(sources: readonly LogSource[]): void {
+  const names = new Set<string>();
+  for (const s of sources) {
+    if (names.has(s.server)) throw new Error(`two servers are named "${s.server}": log positions need unique server names`);
+    names.add(s.server);
+  }
+}
+
+/** The encoder threads, writing only the outputs the sinks send. */
+function encodersFor(config: LogsConfig, sinks: readonly LogSink[], logger: Logger, workerUrl: URL | undefined) {
+  // Loki sinks send Loki lines, every other sink documents: the encoders write only what is sent.
+  const outputs = { documents: sinks.some((sink) => sink.quotesRecords !== true), lokiLines: sinks.some((sink) => sink.quotesRecords === true) };
+  const encoders = new EncoderPool({
+    settings: { timeZone: config.time_zone, redactSecrets: config.redact_secrets, filters: config.filters, ...outputs },
+    threads: config.parse_threads,
+    logger,
+    ...(workerUrl ? { workerUrl } : {}),
+  });
+  return { encoders, outputs };
+}
+
+/** One worker per sink: its queue, batches, retries and dead letters; each acknowledged batch saves the positions. */
+function sinkWorkers(config: LogsConfig, sinks: readonly LogSink[], savePositions: () => Promise<void>, deadLetter: DeadLetterFile, metrics: LogMetrics, logger: Logger): SinkWorker[] {
+  return sinks.map(
+    (sink) =>
+      new SinkWorker({
+        sink,
+        batch: { maxLines: config.batch.max_lines, maxBytes: config.batch.max_bytes, maxWaitMs: config.batch.max_wait },
+        retry: {
+          minBackoffMs: config.retry.min_backoff,
+          maxBackoffMs: config.retry.max_backoff,
+          ...(config.retry.max_retries !== undefined ? { maxRetries: config.retry.max_retries } : {}),
+        },
+        capacity: config.queue_lines,
+        capacityBytes: config.max_queue_bytes,
+        // Positions are written once a batch is acknowledged and before the next is sent, so a crash re-sends
+        // at most the batch in flight; the periodic sync only retries writes that failed.
+        afterAck: savePositions,
+        deadLetter,
+        metrics,
+        logger: logger.child({ sink: sink.name }),
+      }),
+  );
+
+}
+
+/** Saves the positions; a failure is said once, and its end once. */
+function positionSaver(positions: PositionStore, logger: Logger): () => Promise<void> {
+  let saveFailing = false;
+  return () =>
+    positions.save().then(
+      () => {
+        if (saveFailing) logger.info({ path: positions.path }, 'log positions are saved again');
+        saveFailing = false;
+      },
+      (err: unknown) => {
+        if (!saveFailing) logger.error({ path: positions.path, error: (err as Error).message }, 'cannot save log positions; retrying');
+        saveFailing = true;
+      },
+    );
+}
+
+/** The positions file, read at start; when it cannot be, the sinks already opened are closed. */
+async function openPositions(config: LogsConfig, sinks: readonly LogSink[], metrics: LogMetrics, logger: Logger): Promise<PositionStore> {
+  try {
+    return await PositionStore.open(config.positions_file, logger, { onUnusable: (fallback) => metrics.positionsUnusable.inc({ fallback }) });
+  } catch (err) {
+    await Promise.allSettled(sinks.map((s) => s.close()));
+    throw err;
   }
 }

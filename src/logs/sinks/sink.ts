@@ -1,4 +1,4 @@
-import type { LogEntry } from '../log-entry.js';
+import type { LogEntry } from '../transform/entry.js';
 
 /** Somewhere parsed log lines go. Batching, retries and acknowledgements live in the SinkWorker. */
 export interface LogSink {

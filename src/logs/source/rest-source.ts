@@ -1,6 +1,6 @@
-import type { LogFileInfo, LogPage, LogQuery, LogSource } from '../logs/log-source.js';
-import type { WowzaClient } from './client.js';
-import type { LogPageBody } from './schemas.js';
+import type { LogFileInfo, LogPage, LogQuery, LogSource } from './source.js';
+import type { WowzaClient } from '../../wowza/client.js';
+import type { LogPageBody } from '../../wowza/schemas.js';
 
 function toPage(b: LogPageBody): LogPage {
   const str = (v: string | number | null | undefined) => (v === null || v === undefined || v === '' ? undefined : String(v));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compileRecordFilter } from '../../src/logs/record-filter.js';
-import { categoryLabel, eventLabel, parseServerFilterFlags, resolveLogType, severityLabel } from '../../src/wowza/log-vocabulary.js';
-import type { LogRecord } from '../../src/logs/w3c-parser.js';
+import { compileRecordFilter } from '../../../../src/logs/transform/record-filter.js';
+import { categoryLabel, eventLabel, parseServerFilterFlags, resolveLogType, severityLabel } from '../../../../src/wowza/log-vocabulary.js';
+import type { LogRecord } from '../../../../src/logs/transform/w3c-parser.js';
 
 const rec = (over: LogRecord = {}): LogRecord => ({
   timestamp: '2024-01-15T10:23:45.000Z', 'x-severity': 'INFO', 'x-category': 'stream', 'x-event': 'play', 'x-app': 'live', 'x-sname': 'cam1', 'c-ip': '198.51.100.7', ...over,

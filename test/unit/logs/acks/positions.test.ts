@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { AckTracker } from '../../src/logs/ack-tracker.js';
-import { PositionStore } from '../../src/logs/position-store.js';
+import { createLogger } from '../../../../src/logger.js';
+import { AckTracker } from '../../../../src/logs/acks/ack-tracker.js';
+import { PositionStore } from '../../../../src/logs/acks/positions.js';
 
 let dir: string;
 beforeEach(() => {

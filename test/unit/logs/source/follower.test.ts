@@ -1,10 +1,10 @@
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LogFollower, type FollowerChunk, type FollowerOptions } from '../../src/logs/follower.js';
-import { ACCESS_LOG_FIELDS, ERROR_LOG_FIELDS, MemoryLogSource } from '../helpers/memory-log-source.js';
-import type { LogPage, LogQuery } from '../../src/logs/log-source.js';
-import { tailLog } from '../../src/logs/tail.js';
-import { waitFor } from '../helpers/ports.js';
+import { LogFollower, type FollowerChunk, type FollowerOptions } from '../../../../src/logs/source/follower.js';
+import { ACCESS_LOG_FIELDS, ERROR_LOG_FIELDS, MemoryLogSource } from '../../../helpers/memory-log-source.js';
+import type { LogPage, LogQuery } from '../../../../src/logs/source/source.js';
+import { tailLog } from '../../../../src/logs/tail.js';
+import { waitFor } from '../../../helpers/ports.js';
 
 const ACCESS = 'wowzastreamingengine_access';
 const ERROR = 'wowzastreamingengine_error';

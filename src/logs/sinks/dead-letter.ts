@@ -1,5 +1,5 @@
-import { entryDocumentJson, type LogEntry } from './log-entry.js';
-import { RotatingFile } from './sinks/rotating-file.js';
+import { entryDocumentJson, type LogEntry } from '../transform/entry.js';
+import { RotatingFile } from './rotating-file.js';
 
 /** Size cap of the dead-letter file and rotated copies kept: it must not fill the disk on a bad day. */
 const MAX_BYTES = 64 * 1024 * 1024;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { silentLogger, type Logger } from '../logger.js';
-import { sleep } from '../abortable-sleep.js';
-import type { LogFileInfo, LogPage, LogQuery, LogSource } from './log-source.js';
-import type { LogPosition } from './position-store.js';
-import { startDateHeader, W3cLogParser, type ParsedLine } from './w3c-parser.js';
+import { silentLogger, type Logger } from '../../logger.js';
+import { sleep } from '../../abortable-sleep.js';
+import type { LogFileInfo, LogPage, LogQuery, LogSource } from './source.js';
+import type { LogPosition } from '../acks/positions.js';
+import { startDateHeader, W3cLogParser, type ParsedLine } from '../transform/w3c-parser.js';
 
 export interface FollowedLine {
   /** The line exactly as the server holds it. */

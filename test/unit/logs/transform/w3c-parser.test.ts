@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ACCESS_LOG_FIELDS, ERROR_LOG_FIELDS } from '../helpers/memory-log-source.js';
-import { toUtcTimestamp } from '../../src/logs/timestamp.js';
-import { parseFieldsHeader, startDateHeader, W3cLogParser, type LogRecord, type ParsedLine } from '../../src/logs/w3c-parser.js';
+import { ACCESS_LOG_FIELDS, ERROR_LOG_FIELDS } from '../../../helpers/memory-log-source.js';
+import { toUtcTimestamp } from '../../../../src/logs/transform/timestamp.js';
+import { parseFieldsHeader, startDateHeader, W3cLogParser, type LogRecord, type ParsedLine } from '../../../../src/logs/transform/w3c-parser.js';
 
 const PLAY: Record<string, string> = {
   date: '2024-01-15', time: '10:23:45', tz: 'UTC', 'x-event': 'play', 'x-category': 'stream', 'x-severity': 'INFO',

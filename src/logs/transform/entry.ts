@@ -1,4 +1,4 @@
-import { severityLabel } from '../wowza/log-vocabulary.js';
+import { severityLabel } from '../../wowza/log-vocabulary.js';
 import type { LogRecord } from './w3c-parser.js';
 
 /**

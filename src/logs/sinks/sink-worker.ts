@@ -1,11 +1,11 @@
-import type { Logger } from '../logger.js';
-import type { AckTicket } from './ack-tracker.js';
-import { sleep } from '../abortable-sleep.js';
+import type { Logger } from '../../logger.js';
+import type { AckTicket } from '../acks/ack-tracker.js';
+import { sleep } from '../../abortable-sleep.js';
 import { backoffDelay } from './backoff.js';
 import type { DeadLetterFile } from './dead-letter.js';
-import { entryBytes, entryFootprint, type LogEntry } from './log-entry.js';
-import type { LogMetrics } from './log-metrics.js';
-import { DeliveryError, type LogSink } from './sinks/log-sink.js';
+import { entryBytes, entryFootprint, type LogEntry } from '../transform/entry.js';
+import type { LogMetrics } from '../metrics.js';
+import { DeliveryError, type LogSink } from './sink.js';
 
 export interface BatchSettings {
   /** A batch is sent once it holds this many lines... */

@@ -1,5 +1,5 @@
-import type { LogFileInfo, LogPage, LogQuery, LogSource } from './log-source.js';
-import { LOG_TYPE_ALIASES } from '../wowza/log-vocabulary.js';
+import type { LogFileInfo, LogPage, LogQuery, LogSource } from './source.js';
+import { LOG_TYPE_ALIASES } from '../../wowza/log-vocabulary.js';
 
 /** `wowzastreamingengine_access (access)`: a server's type with the short name the CLI also takes. */
 function withAlias(type: string): string {

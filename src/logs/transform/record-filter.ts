@@ -1,4 +1,4 @@
-import { severityRank, type Severity } from '../wowza/log-vocabulary.js';
+import { severityRank, type Severity } from '../../wowza/log-vocabulary.js';
 import type { LogRecord } from './w3c-parser.js';
 
 export interface IncludeExclude {

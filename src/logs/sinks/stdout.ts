@@ -1,7 +1,7 @@
 import { write } from 'node:fs';
-import type { LogEntry } from '../log-entry.js';
+import type { LogEntry } from '../transform/entry.js';
 import { encodeNdjson } from './ndjson.js';
-import { DeliveryError, type LogSink } from './log-sink.js';
+import { DeliveryError, type LogSink } from './sink.js';
 
 /** Where the sink writes: a stream (tests), or standard output itself. */
 export type StdoutTarget = NodeJS.WritableStream | { fd: number };
