@@ -105,39 +105,45 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
   });
 }
 
-/** The POST handler for WSE webhook deliveries. It answers before any slow work. */
-export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
-  const log = o.logger.child({ component: 'webhooks' });
+/** The receiver's own series, in the exporter's registry. */
+function receiverMetrics(registry: Registry) {
   const events = new Counter({
     name: 'wowza_webhook_events_total',
     help: 'Webhook events accepted, by event name.',
     labelNames: ['server', 'event', 'application'],
-    registers: [o.registry],
+    registers: [registry],
   });
   const unreadable = new Counter({
     name: 'wowza_webhook_unreadable_fields_total',
     help: 'Accepted webhook events with a field that could not be read (a derived id, the arrival time, the name "unknown"), by field.',
     labelNames: ['field'],
-    registers: [o.registry],
+    registers: [registry],
   });
   const rejected = new Counter({
     name: 'wowza_webhook_rejected_total',
     help: 'Webhook deliveries refused, by reason.',
     labelNames: ['reason'],
-    registers: [o.registry],
+    registers: [registry],
   });
   // A retry is part of a healthy delivery, not a refusal: it is acknowledged and counted apart.
   const duplicates = new Counter({
     name: 'wowza_webhook_duplicates_total',
     help: 'Webhook deliveries of an event already taken (a sender\'s retry): acknowledged with 200, not counted again.',
-    registers: [o.registry],
+    registers: [registry],
   });
   const lastEvent = new Gauge({
     name: 'wowza_stream_last_event_timestamp_seconds',
     help: 'Time of the last webhook event for a stream, labelled with the state it reported.',
     labelNames: ['server', 'vhost', 'application', 'app_instance', 'stream', 'state'],
-    registers: [o.registry],
+    registers: [registry],
   });
+  return { events, unreadable, rejected, duplicates, lastEvent };
+}
+
+/** The POST handler for WSE webhook deliveries. It answers before any slow work. */
+export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
+  const log = o.logger.child({ component: 'webhooks' });
+  const { events, unreadable, rejected, duplicates, lastEvent } = receiverMetrics(o.registry);
   // Only the latest state per stream is kept, and only for a bounded number of streams.
   const streamStates = new Map<string, Record<string, string>>();
   const MAX_STREAMS = 10_000;
