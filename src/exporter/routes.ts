@@ -6,7 +6,7 @@ import type { RuntimeConfig } from '../config/load.js';
 import { crossSiteReason } from '../http/cross-site.js';
 import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from '../http/probe.js';
 import { sendMetrics, sendText, type RouteHandler } from '../http/server.js';
-import { buildStatus, type StatusFacts } from '../http/status.js';
+import { buildStatus, type StatusFacts } from '../status/status-api.js';
 import type { Logger } from '../logger.js';
 import type { SelfMetrics } from '../metrics/self-metrics.js';
 import type { SnapshotStore } from '../metrics/snapshot-store.js';
@@ -121,8 +121,8 @@ export async function buildRoutes(ctx: RouteContext): Promise<{ routes: Map<stri
     ...(wh.enabled ? [{ path: wh.path, text: 'Webhook receiver (POST)' }] : []),
   ];
   // The page's renderer is loaded by the first request for it.
-  routes.set('/', async (_req, res) => (await import('../http/status-page.js')).sendStatusPage(res, links));
-  routes.set('/favicon.ico', async (_req, res) => (await import('../http/status-page.js')).sendFavicon(res));
+  routes.set('/', async (_req, res) => (await import('../status/status-page.js')).sendStatusPage(res, links));
+  routes.set('/favicon.ico', async (_req, res) => (await import('../status/status-page.js')).sendFavicon(res));
   routes.set('/api/v1/status', async (_req, res) => {
     const body = JSON.stringify(await status(), null, 2) + '\n';
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });

@@ -126,7 +126,7 @@ describe('serve\'s footprint, as users run it', () => {
       for (const m of ['src/exporter.ts', 'src/collectors/stream.ts', 'src/wowza/client.ts', 'src/metrics/exposition.ts', 'src/http/server.ts']) expect(before).toContain(m);
       // ...and what this configuration does not use is not.
       const unused = before.filter((p) =>
-        /^src\/(logs\/(log-shipping|follower|encoder-pool|sink-worker|sinks\/)|webhooks\/(receiver|jwt)|video\/(client|schedules-collector)|simulator\/|doctor\/|commands\/(simulate|demo|logs|doctor|webhooks|schedules)|http\/(status-page|web-config|basic-auth))|^node_modules\/(cliui|string-width|wrap-ansi|emoji-regex|yaml|bcryptjs|undici\/index\.js)\b/.test(p),
+        /^src\/(logs\/(pipeline|source\/|transform\/|sinks\/|acks\/)|webhooks\/(receiver|jwt)|video\/(client|schedules-collector)|doctor\/|commands\/(simulate|demo|logs|doctor|webhooks|schedules)|status\/status-page|http\/(web-config|basic-auth))|^packages\/simulator\/|^node_modules\/(cliui|string-width|wrap-ansi|emoji-regex|yaml|bcryptjs|undici\/index\.js)\b/.test(p),
       );
       expect(unused, `loaded by a metrics-only serve: ${unused.join(", ")}`).toEqual([]);
       // Nor Node's HTTP/2 and TLS, which undici's HTTP/2 client and prom-client's Pushgateway load (an http:// server).
@@ -135,7 +135,7 @@ describe('serve\'s footprint, as users run it', () => {
 
       writeFileSync(file, '');
       await fetch(`${exporter.url}/`).then((r) => r.text());
-      expect(await loaded()).toContain('src/http/status-page.ts');
+      expect(await loaded()).toContain('src/status/status-page.ts');
     } finally {
       await exporter.stop();
     }
