@@ -8,7 +8,7 @@ import { Scheduler } from './polling/scheduler.js';
 import { RefreshThrottle } from './polling/refresh-throttle.js';
 import { intervalFor, type RuntimeConfig } from './config/load.js';
 import type { RouteHandler } from './http/server.js';
-import { StatusFacts } from './http/status.js';
+import { StatusFacts } from './status/status-api.js';
 import { BUILD } from './build-info.js';
 import type { Logger } from './logger.js';
 import { createSelfMetrics, forgetServer, type SelfMetrics } from './metrics/self-metrics.js';
