@@ -27,6 +27,58 @@ const simulatorBlocks = Object.entries(SIMULATOR_BARE).flatMap(([dir, bare]) =>
   })),
 );
 
+/**
+ * The product's layers, lowest first: a module may import its own folder and the layers below it, never a layer above
+ * or a folder beside it (CONTRIBUTING.md has the diagram). `base` is the files directly in src/ (logger, redact, time
+ * zones...); src/exporter.ts is the composition root's, src/cli*.ts the commands'. The rule below is
+ * no-restricted-imports, one block per folder and depth, on the relative path that climbs back to src/.
+ */
+const LAYERS = [
+  ['base'],
+  ['wowza', 'metrics'],
+  ['config'],
+  ['collectors'],
+  ['polling'],
+  ['logs'],
+  ['video', 'doctor', 'http', 'status'],
+  ['webhooks'],
+  ['exporter'],
+  ['commands'],
+];
+const ROOT_FILES = { exporter: ['exporter'], commands: ['cli', 'cli-main'] };
+const layerOf = (folder) => LAYERS.findIndex((l) => l.includes(folder));
+const ORDER = LAYERS.map((l) => l.join(', ')).join(' → ');
+/** What `folder` may not import: every folder of its own layer but itself, and of the layers above. */
+function forbiddenFor(folder) {
+  const mine = layerOf(folder);
+  return LAYERS.flatMap((names, i) => (i < mine ? [] : names.filter((n) => n !== folder && n !== 'base')));
+}
+/** A specifier that climbs `depth` folders to src/ and enters one of `names` (a folder, or its file at the root). */
+function enters(depth, names) {
+  const up = depth === 0 ? '\\./' : `(\\.\\./){${depth}}`;
+  const targets = names.flatMap((n) => [`${n}/`, `${n}\\.js$`, ...(ROOT_FILES[n] ?? []).map((f) => `${f}\\.js$`)]);
+  return `^${up}(${[...new Set(targets)].join('|')})`;
+}
+const restricted = (folder, regex) => ({
+  'no-restricted-imports': ['error', { patterns: [{ regex, message: `imports run one way: ${folder} may import only its own folder and the layers below it (${ORDER})` }] }],
+});
+const layerBlocks = [
+  // The files directly in src/: the base, and the two top files.
+  { files: ['src/*.ts'], ignores: ['src/exporter.ts', 'src/cli.ts', 'src/cli-main.ts'], rules: restricted('base', enters(0, LAYERS.slice(1).flat())) },
+  { files: ['src/exporter.ts'], rules: restricted('exporter', enters(0, forbiddenFor('exporter'))) },
+  ...LAYERS.slice(1)
+    .flat()
+    .filter((folder) => forbiddenFor(folder).length > 0)
+    .flatMap((folder) =>
+      [1, 2, 3, 4].map((depth) => ({
+        files: [`src/${folder}/${'*/'.repeat(depth - 1)}*.ts`],
+        rules: restricted(folder, enters(depth, forbiddenFor(folder))),
+      })),
+    ),
+  // One function one screenful or so: the composition root was a 457-line closure (issue 39).
+  { files: ['src/**/*.ts'], rules: { 'max-lines-per-function': ['error', { max: 150 }] } },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'dist-bench/**', 'node_modules/**', 'bench/results.json'] },
   js.configs.recommended,
@@ -40,4 +92,5 @@ export default tseslint.config(
   // The simulator package: its built output is not linted, its sources may not import outside it.
   { ignores: ['packages/*/dist/**'] },
   ...simulatorBlocks,
+  ...layerBlocks,
 );
