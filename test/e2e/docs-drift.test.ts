@@ -201,10 +201,10 @@ describe('docs that cannot drift', () => {
     expect(notInHelp, 'in the README table, not in serve --help').toEqual([]);
   });
 
-  it('every relative link in README.md and docs/*.md resolves to a file, and its #anchor to a heading', () => {
+  it('every relative link in README.md, CONTRIBUTING.md and docs/*.md resolves to a file, and its #anchor to a heading', () => {
     const broken: string[] = [];
     let links = 0;
-    for (const file of [README_FILE, ...DOCS]) {
+    for (const file of [README_FILE, join(ROOT, 'CONTRIBUTING.md'), ...DOCS]) {
       const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
       for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
         const link = m[1]!;

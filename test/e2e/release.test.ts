@@ -80,6 +80,9 @@ describe('npm run release: the tarball an operator installs', () => {
       'package/LICENSE',
       'package/package.json',
       'package/README.md',
+      // The README's details (the systemd steps among them) live in docs/, which the README links.
+      'package/docs/operations.md',
+      'package/docs/configuration.md',
       'package/dist/cli.js',
       'package/dist/chunks/encode-worker.js',
       'package/dist/chunks/build-info.json',
