@@ -11,7 +11,7 @@ import { runCli, startExporterProcess, type RunningExporter } from '../helpers/e
  * Bad input from every side the exporter has: its config (file and flags) through the real CLI, and
  * HTTP requests to a running process (/probe parameters, oversized and malformed requests, unknown
  * paths, webhook bodies, a slowloris client). The answers are clear and the process keeps serving.
- * Every config key in turn is covered in-process by test/unit/config-fields.test.ts; this file checks
+ * Every config key in turn is covered in-process by test/unit/config/schema.test.ts; this file checks
  * that the CLI turns those errors into exit code 2 and a message, including errors found at start-up.
  */
 

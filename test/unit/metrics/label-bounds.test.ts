@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { Discovery } from '../../src/collectors/discovery.js';
-import { instanceCollector } from '../../src/collectors/instance.js';
-import { vocabularyCache } from '../../src/collectors/label-vocabulary.js';
-import { untrackedObjects } from '../../src/collectors/object-errors.js';
-import { connectionsByProtocol, protocolLabel, unknownProtocols } from '../../src/collectors/protocol.js';
-import type { PollContext } from '../../src/collectors/collector.js';
-import { ConfigSchema } from '../../src/config/schema.js';
-import { M } from '../../src/metrics/definitions.js';
-import { labelValueTooLong, MAX_LABEL_VALUE_BYTES } from '../../src/metrics/label-bounds.js';
-import { MetricSet } from '../../src/metrics/metric-set.js';
-import type { WowzaClient } from '../../src/wowza/client.js';
+import { Discovery } from '../../../src/collectors/discovery.js';
+import { instanceCollector } from '../../../src/collectors/instance.js';
+import { vocabularyCache } from '../../../src/collectors/label-vocabulary.js';
+import { untrackedObjects } from '../../../src/collectors/object-errors.js';
+import { connectionsByProtocol, protocolLabel, unknownProtocols } from '../../../src/collectors/protocol.js';
+import type { PollContext } from '../../../src/collectors/collector.js';
+import { ConfigSchema } from '../../../src/config/schema.js';
+import { M } from '../../../src/metrics/definitions.js';
+import { labelValueTooLong, MAX_LABEL_VALUE_BYTES } from '../../../src/metrics/label-bounds.js';
+import { MetricSet } from '../../../src/metrics/metric-set.js';
+import type { WowzaClient } from '../../../src/wowza/client.js';
 
 describe('protocol labels', () => {
   it('maps every documented key of both sources to the contract names', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nextRun, type ScheduleTiming } from '../../src/video/next-run.js';
-import { WEEKDAYS } from '../../src/video/schedule.js';
-import { formatRequestTimestamp, parseVideoDate, parseVideoTimestamp } from '../../src/video/video-time.js';
+import { nextRun, type ScheduleTiming } from '../../../src/video/next-run.js';
+import { WEEKDAYS } from '../../../src/video/schedule.js';
+import { formatRequestTimestamp, parseVideoDate, parseVideoTimestamp } from '../../../src/video/video-time.js';
 
 // Wednesday.
 const NOW = new Date('2025-06-04T12:00:00Z');

@@ -12,7 +12,7 @@ import {
   toDigestChallenge,
   type DigestAlgorithm,
   type DigestChallenge,
-} from '../../src/wowza/digest.js';
+} from '../../../src/wowza/digest.js';
 
 // RFC 7616 section 3.9.1
 const RFC = {

@@ -9,9 +9,9 @@ import { connect as tlsConnect } from 'node:tls';
 import bcrypt from 'bcryptjs';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConfigError } from '../../src/config/errors.js';
-import { BasicAuthVerifier, parseBasicAuthorization } from '../../src/http/basic-auth.js';
-import { basicAuthGuard, createServerFactory, loadWebConfig, type WebConfig } from '../../src/http/web-config.js';
+import { ConfigError } from '../../../src/config/errors.js';
+import { BasicAuthVerifier, parseBasicAuthorization } from '../../../src/http/basic-auth.js';
+import { basicAuthGuard, createServerFactory, loadWebConfig, type WebConfig } from '../../../src/http/web-config.js';
 
 const PASSWORD = 's3cret-Pass!';
 let dir: string;
@@ -293,7 +293,7 @@ describe('certificate reload', () => {
 
 describe('docs/web-config.md', () => {
   it('has an example that loads as documented', async () => {
-    const doc = readFileSync(new URL('../../docs/web-config.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('../../../docs/web-config.md', import.meta.url), 'utf8');
     const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
     copyFileSync(join(dir, 'server.crt'), join(dir, 'exporter.crt'));
     copyFileSync(join(dir, 'server.key'), join(dir, 'exporter.key'));

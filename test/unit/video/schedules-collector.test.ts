@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger, type Logger } from '../../src/logger.js';
-import { mergeRendered, renderSet } from '../../src/metrics/exposition.js';
+import { silentLogger, type Logger } from '../../../src/logger.js';
+import { mergeRendered, renderSet } from '../../../src/metrics/exposition.js';
 import { startVideoSimulator, videoSchedule, type VideoSimulator } from '@wowza-exporter/simulator/video';
-import { VideoClient } from '../../src/video/client.js';
-import { VideoSchedulesCollector } from '../../src/video/schedules-collector.js';
-import { VideoHttpError } from '../../src/video/errors.js';
-import type { Schedule } from '../../src/video/schedule.js';
-import { ObjectErrorLog } from '../../src/collectors/object-errors.js';
+import { VideoClient } from '../../../src/video/client.js';
+import { VideoSchedulesCollector } from '../../../src/video/schedules-collector.js';
+import { VideoHttpError } from '../../../src/video/errors.js';
+import type { Schedule } from '../../../src/video/schedule.js';
+import { ObjectErrorLog } from '../../../src/collectors/object-errors.js';
 
 const TOKEN = 'collector-test-token';
 // Wednesday.

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { z } from 'zod';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/errors.js';
-import { loadConfig } from '../../src/config/load.js';
-import { ConfigSchema } from '../../src/config/schema.js';
-import { loadWebConfig } from '../../src/http/web-config.js';
-import { createSinks } from '../../src/logs/sinks/create-sinks.js';
+import { ConfigError } from '../../../src/config/errors.js';
+import { loadConfig } from '../../../src/config/load.js';
+import { ConfigSchema } from '../../../src/config/schema.js';
+import { loadWebConfig } from '../../../src/http/web-config.js';
+import { createSinks } from '../../../src/logs/sinks/create-sinks.js';
 
 /**
  * Every key of the config schema, set wrong in turn, must be refused with a ConfigError (exit code 2 in

@@ -2,9 +2,9 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../src/config/duration.js';
-import { ConfigError } from '../../src/config/errors.js';
-import { intervalFor, loadConfig } from '../../src/config/load.js';
+import { parseDuration } from '../../../src/config/duration.js';
+import { ConfigError } from '../../../src/config/errors.js';
+import { intervalFor, loadConfig } from '../../../src/config/load.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wowza-config-'));
 function file(name: string, text: string, mode = 0o600): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { XML_LIMITS, XmlGuard } from '../../src/wowza/xml-guard.js';
+import { XML_LIMITS, XmlGuard } from '../../../src/wowza/xml-guard.js';
 
 /** Feeds `xml` to a fresh guard in chunks of `size` bytes; the reason and the chunk it came at, if refused. */
 function feed(xml: string | Buffer, size: number): { reason?: string; chunk?: number } {

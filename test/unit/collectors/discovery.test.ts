@@ -1,9 +1,9 @@
 import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
-import { Discovery } from '../../src/collectors/discovery.js';
-import { parseConfig } from '../../src/config/load.js';
-import { silentLogger } from '../../src/logger.js';
-import type { WowzaClient } from '../../src/wowza/client.js';
+import { Discovery } from '../../../src/collectors/discovery.js';
+import { parseConfig } from '../../../src/config/load.js';
+import { silentLogger } from '../../../src/logger.js';
+import type { WowzaClient } from '../../../src/wowza/client.js';
 
 /**
  * A webhook's invalidate() used to start a walk beside the running one; under a request budget a walk of a large

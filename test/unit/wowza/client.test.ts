@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WowzaClient, type WowzaTarget } from '../../src/wowza/client.js';
+import { WowzaClient, type WowzaTarget } from '../../../src/wowza/client.js';
 import {
   WowzaAuthError,
   WowzaHttpError,
@@ -9,9 +9,9 @@ import {
   WowzaTimeoutError,
   WowzaTooLargeError,
   WowzaUnparsableError,
-} from '../../src/wowza/errors.js';
-import { freePort } from '../helpers/ports.js';
-import { WriteAnswer } from '../../src/webhooks/config-api.js';
+} from '../../../src/wowza/errors.js';
+import { freePort } from '../../helpers/ports.js';
+import { WriteAnswer } from '../../../src/webhooks/config-api.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 let handler: Handler = () => {};

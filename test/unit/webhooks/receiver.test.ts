@@ -2,10 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/logger.js';
-import type { WebhookEvent } from '../../src/webhooks/event.js';
-import { signHs256, verifyHs256 } from '../../src/webhooks/jwt.js';
-import { createWebhookReceiver } from '../../src/webhooks/receiver.js';
+import { silentLogger } from '../../../src/logger.js';
+import type { WebhookEvent } from '../../../src/webhooks/event.js';
+import { signHs256, verifyHs256 } from '../../../src/webhooks/jwt.js';
+import { createWebhookReceiver } from '../../../src/webhooks/receiver.js';
 
 const SECRET = 'hook-secret-123';
 let server: Server;
@@ -204,8 +204,8 @@ describe('webhooks setup against answers the simulator does not give', () => {
       else res.end(JSON.stringify({ success: false, message: 'Target could not be saved', data: null }));
     });
     await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
-    const { WowzaClient } = await import('../../src/wowza/client.js');
-    const { setupWebhooks } = await import('../../src/webhooks/setup.js');
+    const { WowzaClient } = await import('../../../src/wowza/client.js');
+    const { setupWebhooks } = await import('../../../src/webhooks/setup.js');
     const client = new WowzaClient({
       name: 'wse',
       url: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,

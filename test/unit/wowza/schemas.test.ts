@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { licenseExpiry, versionOf } from '../../src/collectors/status.js';
-import { protocolLabel } from '../../src/collectors/protocol.js';
-import { M } from '../../src/metrics/definitions.js';
-import { mergeRendered, renderSet } from '../../src/metrics/exposition.js';
-import { MetricSet } from '../../src/metrics/metric-set.js';
-import { redactUrl, urlScheme } from '../../src/redact.js';
-import { ApplicationList, CurrentStats, InstanceList, LogFileList, LogTypeList, MachineCurrent, parseJavaSize, VHostList } from '../../src/wowza/schemas.js';
+import { licenseExpiry, versionOf } from '../../../src/collectors/status.js';
+import { protocolLabel } from '../../../src/collectors/protocol.js';
+import { M } from '../../../src/metrics/definitions.js';
+import { mergeRendered, renderSet } from '../../../src/metrics/exposition.js';
+import { MetricSet } from '../../../src/metrics/metric-set.js';
+import { redactUrl, urlScheme } from '../../../src/redact.js';
+import { ApplicationList, CurrentStats, InstanceList, LogFileList, LogTypeList, MachineCurrent, parseJavaSize, VHostList } from '../../../src/wowza/schemas.js';
 
 describe('response schemas accept what real servers send', () => {
   it('machine values as numbers, numeric strings or objects holding a value', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { WowzaAuthError, WowzaHttpError, WowzaNetworkError, WowzaUnparsableError } from '../../src/wowza/errors.js';
-import { adviseFailure, FIX, foreignAnswer } from '../../src/wowza/failure-advice.js';
+import { WowzaAuthError, WowzaHttpError, WowzaNetworkError, WowzaUnparsableError } from '../../../src/wowza/errors.js';
+import { adviseFailure, FIX, foreignAnswer } from '../../../src/wowza/failure-advice.js';
 
 const site = { server: 'wse', endpoint: '/v2/machine/monitoring/current', url: 'https://wse:8087/v2/machine/monitoring/current' };
 

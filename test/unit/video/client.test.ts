@@ -1,8 +1,8 @@
 import { inspect } from 'node:util';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/errors.js';
-import { VideoClient, type VideoClientOptions } from '../../src/video/client.js';
+import { ConfigError } from '../../../src/config/errors.js';
+import { VideoClient, type VideoClientOptions } from '../../../src/video/client.js';
 import {
   VideoHttpError,
   VideoInputError,
@@ -11,8 +11,8 @@ import {
   VideoTimeoutError,
   VideoTooLargeError,
   VideoUnparsableError,
-} from '../../src/video/errors.js';
-import { parseRetryAfter } from '../../src/video/retry-after.js';
+} from '../../../src/video/errors.js';
+import { parseRetryAfter } from '../../../src/video/retry-after.js';
 
 const ORIGIN = 'https://api.video.test';
 const BASE = `${ORIGIN}/api/v1.11`;

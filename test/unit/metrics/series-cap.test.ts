@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { M } from '../../src/metrics/definitions.js';
-import { MetricSet } from '../../src/metrics/metric-set.js';
-import { fairShare, SeriesCap } from '../../src/metrics/series-cap.js';
-import { SnapshotStore } from '../../src/metrics/snapshot-store.js';
-import { parseMetrics } from '../helpers/exporter-process.js';
+import { M } from '../../../src/metrics/definitions.js';
+import { MetricSet } from '../../../src/metrics/metric-set.js';
+import { fairShare, SeriesCap } from '../../../src/metrics/series-cap.js';
+import { SnapshotStore } from '../../../src/metrics/snapshot-store.js';
+import { parseMetrics } from '../../helpers/exporter-process.js';
 
 /** A set of `n` stream series, added in the order given (readEach adds them as answers come). */
 function streams(n: number, order: (i: number) => number = (i) => i, server = 's'): MetricSet {

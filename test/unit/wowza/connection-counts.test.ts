@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_STREAMS, parseConnectionCounts, streamKey } from '../../src/wowza/connection-counts.js';
-import { XML_LIMITS } from '../../src/wowza/xml-guard.js';
+import { MAX_STREAMS, parseConnectionCounts, streamKey } from '../../../src/wowza/connection-counts.js';
+import { XML_LIMITS } from '../../../src/wowza/xml-guard.js';
 
 const TREE = `<?xml version="1.0"?>
 <WowzaStreamingEngine>
@@ -173,7 +173,7 @@ describe('connectioncounts parse cost', () => {
 
 describe('names as the provider writes them: URL-encoded by Java (issue 38)', () => {
   it('decodes + and %XX of UTF-8, and leaves what is not an escape as written', async () => {
-    const { decodeJavaUrl } = await import('../../src/wowza/java-url-decoding.js');
+    const { decodeJavaUrl } = await import('../../../src/wowza/java-url-decoding.js');
     expect(decodeJavaUrl('cam+1')).toBe('cam 1');
     expect(decodeJavaUrl('15%7Emax')).toBe('15~max');
     expect(decodeJavaUrl('mp4%3Alive%2Ffeed')).toBe('mp4:live/feed');

@@ -1,6 +1,6 @@
 import * as promClient from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from '../../src/metrics/prom-client-core.js';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from '../../../src/metrics/prom-client-core.js';
 
 describe('prom-client-core: the parts of prom-client the exporter uses, without its Pushgateway', () => {
   it('holds the very classes prom-client exports (a pinned prom-client that moved them fails here)', () => {

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WowzaClient, type WowzaTarget } from '../../src/wowza/client.js';
-import { WowzaAbortedError, WowzaHttpError, WowzaTimeoutError, WowzaTooLargeError, WowzaUnparsableError } from '../../src/wowza/errors.js';
+import { WowzaClient, type WowzaTarget } from '../../../src/wowza/client.js';
+import { WowzaAbortedError, WowzaHttpError, WowzaTimeoutError, WowzaTooLargeError, WowzaUnparsableError } from '../../../src/wowza/errors.js';
 
 /** connectioncounts documents past the XML caps, through the client: refused early, as the JSON failures are. */
 

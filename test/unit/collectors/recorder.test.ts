@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { recorderCollector } from '../../src/collectors/recorder.js';
-import { vocabularyCache } from '../../src/collectors/label-vocabulary.js';
-import { untrackedObjects } from '../../src/collectors/object-errors.js';
-import type { PollContext } from '../../src/collectors/collector.js';
-import type { Topology } from '../../src/collectors/discovery.js';
-import { MetricSet } from '../../src/metrics/metric-set.js';
-import { WowzaHttpError } from '../../src/wowza/errors.js';
+import { recorderCollector } from '../../../src/collectors/recorder.js';
+import { vocabularyCache } from '../../../src/collectors/label-vocabulary.js';
+import { untrackedObjects } from '../../../src/collectors/object-errors.js';
+import type { PollContext } from '../../../src/collectors/collector.js';
+import type { Topology } from '../../../src/collectors/discovery.js';
+import { MetricSet } from '../../../src/metrics/metric-set.js';
+import { WowzaHttpError } from '../../../src/wowza/errors.js';
 
 const recorder = (name: string, state = 'Recording in progress') => ({ recorderName: name, recorderState: state, recorderErrorString: '', currentSize: 1000, currentDuration: 2500, recordingStartTime: '2026-11-25T10:00:00Z', fileFormat: 'MP4', segmentationType: 'None' });
 
@@ -87,7 +87,7 @@ describe('the recorder fields a real server writes (issue 38)', () => {
 
 describe('recorderStartSeconds', () => {
   it('reads the zone forms of Java z, and refuses to guess', async () => {
-    const { recorderStartSeconds } = await import('../../src/wowza/recorder-time.js');
+    const { recorderStartSeconds } = await import('../../../src/wowza/recorder-time.js');
     const at = (iso: string) => Date.parse(iso) / 1000;
     expect(recorderStartSeconds('2019-06-07-18.15.28.934-+08:00')).toBe(at('2019-06-07T18:15:28.934+08:00'));
     expect(recorderStartSeconds('2019-06-07-18.15.28.934-GMT-05:30')).toBe(at('2019-06-07T18:15:28.934-05:30'));
