@@ -10,7 +10,7 @@ import RegistryModule from 'prom-client/lib/registry.js';
  * Pushgateway (node:https, and with it node:tls), its cluster aggregator and Summary (tdigest, bintrees), none of
  * which `serve` runs (issue 27: every built-in module loaded is resident code and source). These are the modules
  * prom-client's own index re-exports, the same classes: a Registry from here and one from 'prom-client' are one
- * class. The version is pinned by package-lock.json; test/unit/prom-client-core.test.ts fails if a new
+ * class. The version is pinned by package-lock.json; test/unit/metrics/prom-client-core.test.ts fails if a new
  * prom-client moves them. Types are prom-client's published ones.
  */
 export const Registry: typeof PromClient.Registry = RegistryModule;

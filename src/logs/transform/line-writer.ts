@@ -22,7 +22,7 @@ const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
  * character (UTF-8 written here), numbers checked digit by digit and written as JSON.stringify writes them (an
  * unusual number, `1e3` or `007`, goes through `Number`). The bytes are exactly those of `JSON.stringify` of the
  * record the parser builds from the same line (documents) and of `JSON.stringify` of that (Loki lines); the
- * property tests of `test/unit/log-encoding.test.ts` hold it. Any other line: `scan` says no, and the caller
+ * property tests of `test/unit/logs/transform/line-encoding.test.ts` hold it. Any other line: `scan` says no, and the caller
  * takes the parser's way.
  */
 export class LineWriter {

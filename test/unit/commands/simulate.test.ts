@@ -6,8 +6,8 @@ import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import yargs from 'yargs';
 import { describe, expect, it } from 'vitest';
-import { runSimulator, simulateCommand, simulatorOptionsFromArgs, withSimulateFlags } from '../../src/commands/simulate.js';
-import { ConfigError } from '../../src/config/errors.js';
+import { runSimulator, simulateCommand, simulatorOptionsFromArgs, withSimulateFlags } from '../../../src/commands/simulate.js';
+import { ConfigError } from '../../../src/config/errors.js';
 
 const run = promisify(execFile);
 // Parsed as src/cli.ts parses (dot-notation off, strict).

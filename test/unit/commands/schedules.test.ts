@@ -11,7 +11,7 @@ import {
   updateScheduleCommand,
   type SchedulesIo,
   type VideoConnection,
-} from '../../src/commands/schedules.js';
+} from '../../../src/commands/schedules.js';
 import { startVideoSimulator, videoSchedule, type VideoSimulator } from '@wowza-exporter/simulator/video';
 
 const ORIGIN = 'https://api.video.test';
