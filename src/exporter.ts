@@ -5,7 +5,7 @@
 import type { Collector } from './collectors/collector.js';
 import { wseCollectorsEnabled } from './collectors/registry.js';
 import { Scheduler } from './polling/scheduler.js';
-import { RefreshThrottle } from './polling/refresh-throttle.js';
+import { REFRESHED_BY_EVENTS, RefreshThrottle } from './polling/refresh-throttle.js';
 import { intervalFor, type RuntimeConfig } from './config/load.js';
 import type { RouteHandler } from './http/server.js';
 import { StatusFacts } from './status/status-api.js';
@@ -27,9 +27,6 @@ import { buildRoutes, type ReloadOutcome } from './exporter/routes.js';
 import { ServerSet } from './exporter/server-set.js';
 
 export type { ReloadOutcome } from './exporter/routes.js';
-
-/** Collectors whose view a stream or application event changes. */
-const REFRESHED_BY_EVENTS = ['application', 'instance', 'stream'];
 
 export interface Exporter {
   url: string;
@@ -59,6 +56,7 @@ export interface ExporterExtras {
 export async function startExporter(initial: RuntimeConfig, logger: Logger, extra: ExporterExtras = {}): Promise<Exporter> {
   // Said once at start: which build is running is the first question about any log.
   logger.info({ version: BUILD.version, revision: BUILD.revision, node: process.version }, `wowza-exporter ${BUILD.version} (revision ${BUILD.revision}) starting`);
+  const startedAt = Date.now();
   const self = extra.selfMetrics ?? createSelfMetrics();
   let runtime = initial;
   const store = new SnapshotStore(
@@ -113,7 +111,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   // The exporter's own metrics are small and change at any time: rendered per scrape, after the Wowza part.
   const ownMetrics = () => renderSelfMetrics(self.registry, servers.labels);
   const { routes, links } = await buildRoutes({
-    initial, servers, logs, self, store, facts, compilers, refreshes, logger, ownMetrics, startedAt: Date.now(),
+    initial, servers, logs, self, store, facts, compilers, refreshes, logger, ownMetrics, startedAt,
     runtime: () => runtime, scheduler: () => scheduler, collectors: () => collectors,
     ...(extra.reloadConfig ? { reloadConfig: extra.reloadConfig } : {}),
     ...(extra.forwardEvent ? { forwardEvent: extra.forwardEvent } : {}),
@@ -183,11 +181,12 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     store,
     routes,
     servers: () => servers.targets(),
-    scrape: async () => store.render() + (await ownMetrics()),
+    // The exporter's own series are read first, as /metrics does.
+    scrape: async () => ((own) => store.render() + own)(await ownMetrics()),
     reload,
     async close() {
       // Order matters: stop polling, let sinks deliver and positions be saved, then stop answering.
-      servers.stopFiles();
+      servers.stopWatching();
       refreshes.stop();
       finder.stop();
       await servers.settled();

@@ -135,8 +135,14 @@ export class ServerSet {
     this.#files.start();
   }
 
-  stopFiles(): void {
+  /** Stops watching the target files, keeping the servers they named (shutdown: an apply in flight keeps them). */
+  stopWatching(): void {
     this.#files?.stop();
+  }
+
+  /** Stops watching and forgets the target files (a reload reads them anew). */
+  stopFiles(): void {
+    this.stopWatching();
     this.#files = undefined;
   }
 

@@ -1,3 +1,6 @@
+/** Collectors whose view a stream or application event changes: what an event re-polls. */
+export const REFRESHED_BY_EVENTS = ['application', 'instance', 'stream'];
+
 /**
  * Event-triggered re-polls of one server, at most one start per `minGapMs` and coalesced: a burst of webhook events
  * costs a re-poll now and one when the gap has passed, not one per event. Whoever sends events cannot turn them

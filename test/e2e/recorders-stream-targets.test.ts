@@ -10,7 +10,7 @@ import { waitFor } from '../helpers/ports.js';
 const V = '_defaultVHost_';
 const RECORDERS = 'GET /v2/servers/{server}/vhosts/{vhost}/applications/{app}/instances/{instance}/streamrecorders';
 const MAP_ENTRIES = 'GET /v2/servers/{server}/vhosts/{vhost}/applications/{app}/pushpublish/mapentries';
-/** What the simulator's map entries carry as secrets (src/simulator/push-publish.ts): none may leave the exporter. */
+/** What the simulator's map entries carry as secrets (packages/simulator/src/push-publish.ts): none may leave the exporter. */
 const SECRETS = ['push-secret', '-key-7f3a9c'];
 
 /** Issue 25: the recording that silently stopped and the push that dropped, on /metrics. */

@@ -109,6 +109,22 @@ describe('server set', () => {
     }
   });
 
+  it('at shutdown keeps the target-file servers an apply still in flight reads; a reload that drops the files removes them', async () => {
+    const files = mkdtempSync(join(dir, 'targets-'));
+    writeFileSync(join(files, 'eu.targets.yaml'), '- targets: [http://eu1.example:8087]\n  module: default\n');
+    const h = harness(`servers:\n  - name: a\n    url: http://a.example:8087\n    connectioncounts_url: "off"\nmodules:\n  default: {}\nservers_files: ["${files}/*.targets.yaml"]\n`);
+    h.set.startFiles();
+    await h.set.apply();
+    h.events.length = 0;
+    // close(): the watch stops, then an apply already queued (a reload's, a file change's) runs.
+    h.set.stopWatching();
+    await h.set.apply();
+    expect(h.events).toEqual([]);
+    h.set.stopFiles();
+    await h.set.apply();
+    expect(h.events).toEqual(['-eu1.example:8087']);
+  });
+
   it('asks a server\'s default connectioncounts provider once before polling it, and polls with what it found', async () => {
     const asked: string[] = [];
     const h = harness('servers:\n  - name: a\n    url: http://a.example:8087\n', {
