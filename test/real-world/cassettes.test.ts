@@ -138,6 +138,25 @@ function digestOk(method: string, url: string, header: string | undefined, nonce
   return p.response === md5(`${ha1}:${nonce}:${p.nc}:${p.cnonce}:auth:${ha2}`);
 }
 
+/** A loopback server answering with `handle`, and the real exporter polling it over Digest through the CLI. */
+async function replay(handle: (req: IncomingMessage, res: ServerResponse) => void, password = PASSWORD, opts: { waitReady?: boolean } = {}): Promise<{ server: Server; exporter: RunningExporter }> {
+  const server = createServer(handle);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const exporter = await startExporterProcess(
+    ['--wowza.url', url, '--wowza.username', USER, '--wowza.auth', 'digest', '--wowza.connectioncounts-url', 'off', '--poll.interval', '2s'],
+    { WOWZA_PASSWORD: password },
+    opts,
+  );
+  return { server, exporter };
+}
+
+async function stopReplay(server: Server | undefined, exporter: RunningExporter | undefined): Promise<void> {
+  await exporter?.stop();
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r));
+}
+
 it('every cassette is named in the header above: served, or not served and why', () => {
   const header = readFileSync(import.meta.filename, 'utf8').split('*/')[0]!;
   for (const name of readdirSync(DIR)) expect(header.includes(`\`${name}\``), name).toBe(true);
@@ -150,7 +169,7 @@ describe('recorded WSE 4.7.0 sessions (VCR cassettes) replayed to the CLI behind
   const log: Array<{ method: string; path: string; status: number; from: string }> = [];
 
   beforeAll(async () => {
-    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    ({ server, exporter } = await replay((req, res) => {
       const method = req.method ?? 'GET';
       const url = req.url ?? '/';
       const path = new URL(url, 'http://x').pathname;
@@ -162,19 +181,9 @@ describe('recorded WSE 4.7.0 sessions (VCR cassettes) replayed to the CLI behind
       const hit = method === 'GET' ? served.get(path) : undefined;
       log.push({ method, path, status: hit ? 200 : 404, from: hit?.from ?? 'instance_application_not_exists.yml' });
       res.writeHead(hit ? 200 : 404, { 'content-type': 'application/json' }).end(hit?.body ?? NOT_FOUND);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    exporter = await startExporterProcess(
-      ['--wowza.url', url, '--wowza.username', USER, '--wowza.auth', 'digest', '--wowza.connectioncounts-url', 'off', '--poll.interval', '2s'],
-      { WOWZA_PASSWORD: PASSWORD },
-    );
+    }));
   });
-  afterAll(async () => {
-    await exporter?.stop();
-    server?.closeAllConnections();
-    await new Promise((r) => server?.close(r));
-  });
+  afterAll(() => stopReplay(server, exporter));
 
   const COLLECTORS = ['status', 'application', 'instance', 'stream', 'recorder', 'vhost', 'stream_target'];
   const polled = async () =>
@@ -315,25 +324,14 @@ describe('a wrong password against the recorded challenges (server_up_status_una
   let withDigest = 0;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    ({ server, exporter } = await replay((req, res) => {
       // The recorded order: the challenge to a request without credentials, the second 401 to a wrong digest.
       const r = req.headers.authorization ? wrong : first;
       if (req.headers.authorization) withDigest++;
       res.writeHead(r.status.code, { 'content-type': r.headers['Content-Type']![0]!, 'www-authenticate': r.headers['Www-Authenticate']![0]! }).end(r.body.string);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    exporter = await startExporterProcess(
-      ['--wowza.url', url, '--wowza.username', USER, '--wowza.auth', 'digest', '--wowza.connectioncounts-url', 'off', '--poll.interval', '2s'],
-      { WOWZA_PASSWORD: 'not-the-password' },
-      { waitReady: false },
-    );
+    }, 'not-the-password', { waitReady: false }));
   });
-  afterAll(async () => {
-    await exporter?.stop();
-    server?.closeAllConnections();
-    await new Promise((r) => server?.close(r));
-  });
+  afterAll(() => stopReplay(server, exporter));
 
   it('the server is down, every collector fails, and the log says the user was rejected', async () => {
     const text = await waitFor('the status collector', async () => {
@@ -358,7 +356,7 @@ describe('the same server before it had applications (all_applications.at-afe5c3
   const header = challenge.headers['Www-Authenticate']![0]!;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    ({ server, exporter } = await replay((req, res) => {
       const url = req.url ?? '/';
       if (!digestOk(req.method ?? 'GET', url, req.headers.authorization, nonceOf(header))) {
         res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': header }).end(challenge.body.string);
@@ -367,19 +365,9 @@ describe('the same server before it had applications (all_applications.at-afe5c3
       const path = new URL(url, 'http://x').pathname;
       const answer = path === `${S}/vhosts` ? JSON.stringify({ serverName: '_defaultServer_', vhosts: [{ id: '_defaultVHost_', href: V }] }) : path === `${V}/applications` ? list.body.string : undefined;
       res.writeHead(answer ? 200 : 404, { 'content-type': 'application/json' }).end(answer ?? NOT_FOUND);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    exporter = await startExporterProcess(
-      ['--wowza.url', url, '--wowza.username', USER, '--wowza.auth', 'digest', '--wowza.connectioncounts-url', 'off', '--poll.interval', '2s'],
-      { WOWZA_PASSWORD: PASSWORD },
-    );
+    }));
   });
-  afterAll(async () => {
-    await exporter?.stop();
-    server?.closeAllConnections();
-    await new Promise((r) => server?.close(r));
-  });
+  afterAll(() => stopReplay(server, exporter));
 
   it('is up; the application, instance and stream collectors succeed with nothing to export', async () => {
     expect(JSON.parse(list.body.string)).toEqual({ serverName: '_defaultServer_', applications: [] });
