@@ -81,7 +81,9 @@ export async function runMetricsScrape({ cases, latencyMs, durationMs, everyMs, 
     try {
       const topology = await sim.call('start', { latencyMs, streams });
       exporter = await startExporterProcess({ config: exporterConfig(topology, {}, { connectioncounts }), password: topology.password, dir, env });
-      await exporter.ready(120_000);
+      // The first poll of every stream comes first; the request budget (50 a second by default) makes it last about
+      // streams / 50 s (100,000 series: about 2 minutes).
+      await exporter.ready(Math.max(120_000, (streams / 50) * 2000 + 60_000));
       // Start-up (module loading, the cold first poll, undici's WebAssembly parser being optimised about a
       // second after the first request) peaks higher than anything later: recorded, then left out.
       await delay(2000);
