@@ -182,7 +182,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     routes,
     servers: () => servers.targets(),
     // The exporter's own series are read first, as /metrics does.
-    scrape: async () => ((own) => store.render() + own)(await ownMetrics()),
+    scrape: async () => { const own = await ownMetrics(); return store.render() + own; },
     reload,
     async close() {
       // Order matters: stop polling, let sinks deliver and positions be saved, then stop answering.

@@ -12,14 +12,7 @@ export class CompilerTrigger {
   readonly #seriesPolled = new Map<string, number>();
   readonly #pollsEnded: number[] = [];
 
-  constructor(
-    private readonly logger: Logger,
-    private readonly turnOn: () => boolean = optimiseJavaScript,
-  ) {}
-
-  get on(): boolean {
-    return this.#on;
-  }
+  constructor(private readonly logger: Logger) {}
 
   /** Work arrived that is worth compiled code (log shipping, a large probe). */
   turnOnFor(reason: string, series?: number): void {
@@ -28,7 +21,7 @@ export class CompilerTrigger {
     this.#seriesPolled.clear();
     this.#pollsEnded.length = 0;
     // An engineering note, not an operator's concern.
-    if (this.turnOn()) this.logger.debug({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript compilers (Sparkplug, TurboFan) on: the exporter has work for them');
+    if (optimiseJavaScript()) this.logger.debug({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript compilers (Sparkplug, TurboFan) on: the exporter has work for them');
   }
 
   /** A probe answered this many series. */

@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import type { WowzaTarget } from '../wowza/client.js';
 
 /** How often a server's default connectioncounts provider is asked again while it does not answer. */
-export const CONNECTION_COUNTS_RETRY_MS = 10 * 60_000;
+const CONNECTION_COUNTS_RETRY_MS = 10 * 60_000;
 
 /**
  * Finds the default connectioncounts provider of servers configured without `connectioncounts_url`: asked when the

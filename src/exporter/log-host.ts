@@ -6,10 +6,10 @@ import type { WebhookEvent } from '../webhooks/event.js';
 import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
 
 /** The `log_type` webhook events carry in the sinks (and Loki), beside the server's own logs. */
-export const WEBHOOK_LOG_TYPE = 'webhook';
+const WEBHOOK_LOG_TYPE = 'webhook';
 
 /** A webhook event flattened into a log record (the sinks carry flat records). */
-export function eventRecord(e: WebhookEvent): Record<string, string | number | null> {
+function eventRecord(e: WebhookEvent): Record<string, string | number | null> {
   const c = e.context;
   return {
     timestamp: new Date(e.timestamp).toISOString(),

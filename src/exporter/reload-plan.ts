@@ -22,14 +22,14 @@ export interface ReloadPlan {
 }
 
 /** The WSE collectors a configuration enables, by name (the registry's order does not matter here). */
-export type EnabledCollectors = (rt: RuntimeConfig) => readonly string[];
+type EnabledCollectors = (rt: RuntimeConfig) => readonly string[];
 
 /** What, when it changes, makes every server be polled anew (its scheduling and discovery). */
-export const pollSettings = (rt: RuntimeConfig) => JSON.stringify({ poll: rt.config.poll, discovery: rt.config.discovery, collectors: rt.collectors });
+const pollSettings = (rt: RuntimeConfig) => JSON.stringify({ poll: rt.config.poll, discovery: rt.config.discovery, collectors: rt.collectors });
 /** What, when it changes, restarts log shipping. */
-export const logSettings = (rt: RuntimeConfig) => JSON.stringify({ logs: rt.config.logs, enabled: rt.collectors.logs.enabled });
+const logSettings = (rt: RuntimeConfig) => JSON.stringify({ logs: rt.config.logs, enabled: rt.collectors.logs.enabled });
 /** What, when it changes, replaces the Wowza Video job. */
-export const videoSettings = (rt: RuntimeConfig) => JSON.stringify({ video: rt.config.video, enabled: rt.collectors.video.enabled, token: rt.videoToken });
+const videoSettings = (rt: RuntimeConfig) => JSON.stringify({ video: rt.config.video, enabled: rt.collectors.video.enabled, token: rt.videoToken });
 const serversFilesSettings = (rt: RuntimeConfig) => JSON.stringify([rt.config.servers_files, rt.config.servers_files_refresh_interval, [...rt.modules.keys()]]);
 
 export function planReload(before: RuntimeConfig, next: RuntimeConfig, enabled: EnabledCollectors): ReloadPlan {
