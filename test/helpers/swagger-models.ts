@@ -323,7 +323,8 @@ function hash(...parts: string[]): number {
   return h;
 }
 
-interface Stats {
+/** The `monitoring/current` answer of an application or an incoming stream (CurrentIncomingStreamStatistics). */
+export interface Stats {
   uptime: number;
   bytesIn: number;
   bytesOut: number;

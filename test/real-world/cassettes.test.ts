@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { waitFor } from '../helpers/ports.js';
+import type { Stats as CurrentStats } from '../helpers/swagger-models.js';
 
 /**
  * Issue 38: the recorded sessions of a real WSE 4.7.0 (test/fixtures/real-world/rest/4.7.0-cassettes, PROVENANCE.md)
@@ -88,15 +89,6 @@ const INSTANCES = JSON.parse(body('all_instances.yml')) as { instanceList: Insta
 const STREAM_STATS = [JSON.parse(body('incoming_streams_stat_found.yml')), JSON.parse(body('incoming_streams_stat_definst_found.yml'))] as CurrentStats[];
 const FRAGMENTS = [JSON.parse(body('instance_definst_found.yml')), JSON.parse(body('instance_found.yml'))] as Instance[];
 
-interface CurrentStats {
-  uptime: number;
-  bytesIn: number;
-  bytesOut: number;
-  bytesInRate: number;
-  bytesOutRate: number;
-  totalConnections: number;
-  connectionCount: Record<string, number>;
-}
 interface Instance {
   name: string;
   incomingStreams: Array<{ name: string; sourceIp: string; isConnected: boolean; isRecordingSet: boolean; isStreamManagerStream: boolean }>;
