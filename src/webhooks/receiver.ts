@@ -19,10 +19,11 @@ export interface WebhookReceiverOptions {
    * that `webhooks setup --auth header` writes). Each mode takes only its own kind.
    */
   auth?: 'jwt' | 'token';
-  /** Longest JWT lifetime taken, in seconds (`exp - iat`, or `exp` - now without `iat`); default 600. */
+  /** Longest JWT lifetime taken, in seconds (`exp` - now, and `exp - iat` when there is an `iat`); default 600. */
   maxTokenLifetimeSeconds?: number;
+  /** Tolerance for the JWT's time claims (`exp`, `nbf`, `iat`), in seconds; default 30. */
   clockSkewSeconds?: number;
-  /** How many recent event ids are remembered to drop redeliveries. */
+  /** How many recent event ids are remembered to drop redeliveries (with JWTs, at least as many as token ids). */
   dedupeWindow?: number;
   /** How long an event id is remembered (ms): a sender's retries come within it. Default one hour. */
   dedupeTtlMs?: number;
@@ -67,9 +68,53 @@ export function lifetimeProblem(claims: Record<string, unknown>, nowSeconds: num
   const { exp, iat } = claims;
   if (typeof exp !== 'number' || !Number.isFinite(exp)) return 'the token has no numeric exp (expiry) claim';
   if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) return 'the token has a non-numeric iat claim';
-  const lifetime = typeof iat === 'number' ? exp - iat : exp - nowSeconds;
-  if (lifetime > maxSeconds + skewSeconds) return `the token lives ${Math.round(lifetime)} s, longer than the ${maxSeconds} s taken (webhooks.max_token_lifetime)`;
+  // Measured from now: measured from `iat`, a token dated a year ahead lived a minute, and stayed good for that year.
+  const left = exp - nowSeconds;
+  if (left > maxSeconds + skewSeconds) return `the token is good for ${Math.round(left)} s more, longer than the ${maxSeconds} s taken (webhooks.max_token_lifetime)`;
+  // A token minted to live a day is refused even in its last minutes: it was worth that day to whoever sniffed it.
+  if (typeof iat === 'number' && exp - iat > maxSeconds + skewSeconds) {
+    return `the token lives ${Math.round(exp - iat)} s, longer than the ${maxSeconds} s taken (webhooks.max_token_lifetime)`;
+  }
   return undefined;
+}
+
+/** The longest `jti` taken. A longer one is refused, not cut: two cut ones could be the same. */
+const MAX_JTI_LENGTH = 256;
+/** How many token ids (`jti`) are remembered; with JWTs, event ids are remembered as many. */
+const REMEMBERED_TOKEN_IDS = 100_000;
+
+type TokenCheck = { ok: true; jti: string | undefined; untilMs: number } | { ok: false; reason: Reason; message: string };
+
+/**
+ * Checks a bearer JWT: its signature and `exp`/`nbf` (verifyHs256), an `iat` not ahead of this clock by more than
+ * the skew, its lifetime, and its `jti`. Gives the `jti` and until when it must be remembered (epoch ms).
+ */
+function checkJwt(token: string, secret: string, nowMs: number, maxSeconds: number, skewSeconds: number): TokenCheck {
+  let claims: Record<string, unknown>;
+  try {
+    claims = verifyHs256(token, secret, nowMs, skewSeconds);
+  } catch (err) {
+    const expired = err instanceof JwtError && (err.reason === 'expired' || err.reason === 'not_yet_valid');
+    const message = err instanceof JwtError ? (err.reason === 'malformed' ? 'the token is not a JWT signed with the shared secret (webhooks.auth: jwt)' : err.message) : 'invalid token';
+    return { ok: false, reason: expired ? 'expired' : 'unauthorized', message };
+  }
+  const now = nowMs / 1000;
+  // Like an `nbf` ahead (counted as `expired` too): a clock problem at the sender, or a token made to last.
+  if (typeof claims.iat === 'number' && claims.iat > now + skewSeconds) {
+    return { ok: false, reason: 'expired', message: `the token's iat (issued at) is ${Math.round(claims.iat - now)} s ahead of this clock, more than the ${skewSeconds} s taken (webhooks.clock_skew)` };
+  }
+  const problem = lifetimeProblem(claims, now, maxSeconds, skewSeconds);
+  if (problem) return { ok: false, reason: 'unauthorized', message: problem };
+  const jti = typeof claims.jti === 'string' || typeof claims.jti === 'number' ? String(claims.jti) : undefined;
+  if (jti !== undefined && jti.length > MAX_JTI_LENGTH) {
+    return { ok: false, reason: 'unauthorized', message: `the token's jti is ${jti.length} characters long, more than the ${MAX_JTI_LENGTH} taken` };
+  }
+  return { ok: true, jti, untilMs: ((claims.exp as number) + skewSeconds) * 1000 };
+}
+
+/** What a `jti` is bound to: the event's id and every byte of its body, so the token cannot carry another body. */
+function eventHash(id: string, body: Buffer): string {
+  return createHash('sha256').update(id).update('\u0000').update(body).digest('base64');
 }
 
 /** Compares a static token with the secret in constant time (over their digests, so lengths may differ). */
@@ -147,8 +192,13 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
   // Only the latest state per stream is kept, and only for a bounded number of streams.
   const streamStates = new Map<string, Record<string, string>>();
   const MAX_STREAMS = 10_000;
-  // Event ids taken, so a retry is acknowledged and counted once; bounded in count and in time.
-  const recent = new BoundedMemory<true>(o.dedupeWindow ?? 10_000);
+  const mode = o.auth ?? 'jwt';
+  const jwtMode = mode === 'jwt' && o.secret !== undefined;
+  // Event ids taken, so a retry is acknowledged and counted once; bounded in count and in time. With JWTs as many
+  // as token ids, and each at least as long as its token's: an id forgotten while its jti is not let a replay in.
+  const dedupeWindow = o.dedupeWindow ?? 10_000;
+  const remembered = jwtMode ? Math.max(dedupeWindow, REMEMBERED_TOKEN_IDS) : dedupeWindow;
+  const recent = new BoundedMemory<true>(remembered);
   const dedupeTtl = o.dedupeTtlMs ?? 3_600_000;
 
   const reject = (res: ServerResponse, status: number, reason: Reason, message: string, extra: Record<string, string> = {}) => {
@@ -159,9 +209,9 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
   };
 
   const eventLabels = new EventLabels();
-  // A token with a jti names one event: its jti with another event is a replay. Kept until the token expires.
-  const seenJtis = new BoundedMemory<string>(100_000);
-  const mode = o.auth ?? 'jwt';
+  // A token with a jti names one event (the hash of its id and body): with another one it is a replay. Kept until
+  // the token expires.
+  const seenJtis = new BoundedMemory<string>(remembered);
   const maxLifetime = o.maxTokenLifetimeSeconds ?? 600;
   const skew = o.clockSkewSeconds ?? 30;
   const denied = (res: ServerResponse, reason: Reason, message: string) =>
@@ -196,24 +246,13 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
           return;
         }
       } else {
-        let claims: Record<string, unknown>;
-        try {
-          claims = verifyHs256(token, o.secret, Date.now(), skew);
-        } catch (err) {
+        const checked = checkJwt(token, o.secret, Date.now(), maxLifetime, skew);
+        if (!checked.ok) {
           req.resume();
-          const expired = err instanceof JwtError && (err.reason === 'expired' || err.reason === 'not_yet_valid');
-          const message = err instanceof JwtError ? (err.reason === 'malformed' ? 'the token is not a JWT signed with the shared secret (webhooks.auth: jwt)' : err.message) : 'invalid token';
-          denied(res, expired ? 'expired' : 'unauthorized', message);
+          denied(res, checked.reason, checked.message);
           return;
         }
-        const problem = lifetimeProblem(claims, Date.now() / 1000, maxLifetime, skew);
-        if (problem) {
-          req.resume();
-          denied(res, 'unauthorized', problem);
-          return;
-        }
-        const jti = typeof claims.jti === 'string' || typeof claims.jti === 'number' ? String(claims.jti).slice(0, 256) : undefined;
-        jwt = { jti, untilMs: ((claims.exp as number) + skew) * 1000 };
+        jwt = { jti: checked.jti, untilMs: checked.untilMs };
       }
     }
     const body = await readBody(req, MAX_BODY_BYTES);
@@ -235,25 +274,32 @@ export function createWebhookReceiver(o: WebhookReceiverOptions): RouteHandler {
     }
     const event = read.event;
     // Wowza does not document its tokens' claims; a token without a jti may carry every event of its second (the
-    // same iat), so only a jti binds a token to one event. Its retries (same event id) stay duplicates below.
+    // same iat), so only a jti binds a token to one event: its id and its body. The same token with the same
+    // bytes is the sender's retry, a duplicate below; with another id or another body, a replay.
     const now = Date.now();
+    let retry = false;
     if (jwt?.jti !== undefined) {
+      const hash = eventHash(event.id, body);
       const first = seenJtis.get(jwt.jti, now);
-      if (first !== undefined && first !== event.id) {
-        denied(res, 'replayed', 'this token (its jti) already came with another event');
+      if (first !== undefined && first !== hash) {
+        denied(res, 'replayed', 'this token (its jti) already came with another event (another id or another body)');
         return;
       }
-      if (first === undefined) seenJtis.set(jwt.jti, event.id, jwt.untilMs, now);
+      retry = first !== undefined;
+      if (!retry) seenJtis.set(jwt.jti, hash, jwt.untilMs, now);
     }
     for (const field of read.unreadable) unreadable.inc({ field });
     if (read.unreadable.length > 0) log.debug({ event: event.name, fields: read.unreadable }, 'webhook event taken with fields it could not read');
-    if (recent.get(event.id, now)) {
+    // An event id is kept at least as long as the token that came with it (a fresh token for a known id included).
+    const keepUntil = Math.max(now + dedupeTtl, jwt?.untilMs ?? 0);
+    if (retry || recent.get(event.id, now)) {
+      if (jwt?.jti !== undefined && !retry) recent.set(event.id, true, keepUntil, now);
       duplicates.inc();
       log.debug({ event: event.name, id: event.id }, 'webhook event delivered again (a retry): acknowledged, not counted again');
       sendText(res, 200, '{"status":"duplicate"}\n', 'application/json');
       return;
     }
-    recent.set(event.id, true, now + dedupeTtl, now);
+    recent.set(event.id, true, keepUntil, now);
     sendText(res, 202, '{"status":"accepted"}\n', 'application/json');
 
     const server = o.resolveServer(url.searchParams, event);

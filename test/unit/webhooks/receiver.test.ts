@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/logger.js';
 import type { WebhookEvent } from '../../../src/webhooks/event.js';
 import { signHs256, verifyHs256 } from '../../../src/webhooks/jwt.js';
-import { createWebhookReceiver } from '../../../src/webhooks/receiver.js';
+import { createWebhookReceiver, lifetimeProblem } from '../../../src/webhooks/receiver.js';
 
 const SECRET = 'hook-secret-123';
 let server: Server;
@@ -77,8 +77,10 @@ describe('webhook receiver', () => {
 
   it('drops a redelivered id (the same event may come with its token again)', async () => {
     const token = tok();
-    await post(JSON.stringify(event('dup')), token);
-    const again = await post(JSON.stringify(event('dup')), token);
+    // A sender's retry sends the same bytes.
+    const body = JSON.stringify(event('dup'));
+    await post(body, token);
+    const again = await post(body, token);
     expect(again.status).toBe(200);
     expect(await again.text()).toContain('duplicate');
     expect(received.filter(([, e]) => e.id === 'dup')).toHaveLength(1);
@@ -231,11 +233,13 @@ describe('webhooks setup against answers the simulator does not give', () => {
 });
 
 describe('what the receiver remembers is bounded in count and in time', () => {
+  // With webhooks.auth: token (no jti). With JWTs, an id is kept as long as its token's jti: see the replays below.
   it('an event id is forgotten after dedupe_window newer ones, or after its time: the same id is then taken again', async () => {
     const bounded = new Registry();
     const taken: string[] = [];
     const handler = createWebhookReceiver({
       secret: SECRET,
+      auth: 'token',
       registry: bounded,
       logger: silentLogger(),
       dedupeWindow: 3,
@@ -248,7 +252,7 @@ describe('what the receiver remembers is bounded in count and in time', () => {
     const srv = createServer((req, res) => void handler(req, res, new URL(req.url!, 'http://x')));
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const to = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`;
-    const send = async (id: string) => (await post(JSON.stringify(event(id)), tok(), 'application/json', to)).status;
+    const send = async (id: string) => (await post(JSON.stringify(event(id)), SECRET, 'application/json', to)).status;
     try {
       expect(await send('b0')).toBe(202);
       expect(await send('b0')).toBe(200); // remembered
@@ -261,5 +265,100 @@ describe('what the receiver remembers is bounded in count and in time', () => {
     } finally {
       await new Promise((r) => srv.close(r));
     }
+  });
+});
+
+/**
+ * Issue 47: three replays the receiver took. A jti bound only the event id, and event ids were forgotten sooner than
+ * jtis; a lifetime measured from `iat` let a token dated ahead live until then; long jtis were cut and collided.
+ */
+describe('replays (issue 47)', () => {
+  let srv: Server;
+  let to: string;
+  let reg: Registry;
+  const taken: WebhookEvent[] = [];
+  beforeAll(async () => {
+    reg = new Registry();
+    const handler = createWebhookReceiver({ secret: SECRET, registry: reg, logger: silentLogger(), resolveServer: () => 'wse-1', knownApplications: () => new Set(['live']), onEvent: (_s, e) => void taken.push(e) });
+    srv = createServer((req, res) => void handler(req, res, new URL(req.url!, 'http://x')));
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    to = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(() => new Promise((r) => srv.close(r)));
+
+  const send = (body: string, token: string) => post(body, token, 'application/json', to);
+  /** A sample's value, or undefined when the series is absent. */
+  const value = async (name: string, labels = '') => {
+    const line = ((await reg.getSingleMetricAsString(name)) ?? '').split('\n').find((l) => l.startsWith(`${name}${labels} `));
+    return line === undefined ? undefined : Number(line.split(' ')[1]);
+  };
+  const refusal = async (res: Response) => ({ status: res.status, error: ((await res.json()) as { error: string }).error });
+
+  it("a sender's retry (the same token, event id and body) is acknowledged and counted once", async () => {
+    const token = tok({ jti: 'retry-1' });
+    const body = JSON.stringify(event('retry-1'));
+    expect((await send(body, token)).status).toBe(202);
+    const again = await send(body, token);
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain('duplicate');
+    expect(taken.filter((e) => e.id === 'retry-1')).toHaveLength(1);
+    expect(await value('wowza_webhook_events_total', '{server="wse-1",event="stream.stopped",application="live"}')).toBe(1);
+    expect(await value('wowza_webhook_duplicates_total')).toBe(1);
+    expect(await reg.getSingleMetricAsString('wowza_webhook_rejected_total')).not.toContain('reason=');
+  });
+
+  it('a token with its event id and a new body is refused after 10,008 other events, and its retry is still a duplicate', async () => {
+    const token = tok({ jti: 'victim' });
+    const original = JSON.stringify(event('victim'));
+    expect((await send(original, token)).status).toBe(202);
+    // 10,008 other events, each with its own token: more than the 10,000 event ids remembered before issue 47.
+    for (let i = 0; i < 10_008; i += 48) {
+      const batch = Array.from({ length: Math.min(48, 10_008 - i) }, (_, k) => send(JSON.stringify(event(`other-${i + k}`)), tok()).then((r) => r.status));
+      expect(new Set(await Promise.all(batch))).toEqual(new Set([202]));
+    }
+    const replay = await send(JSON.stringify(event('victim', { name: 'app.shutdown', context: { vhost: '_defaultVHost_', app: 'live', appInstance: '_definst_' } })), token);
+    expect(await refusal(replay)).toEqual({ status: 401, error: 'this token (its jti) already came with another event (another id or another body)' });
+    expect(await value('wowza_webhook_rejected_total', '{reason="replayed"}')).toBe(1);
+    expect(await value('wowza_webhook_events_total', '{server="wse-1",event="app.shutdown",application="live"}')).toBeUndefined();
+    expect(taken.filter((e) => e.id === 'victim').map((e) => e.name)).toEqual(['stream.stopped']);
+    // The sender's own retry of the first delivery, that late, is still acknowledged and not counted again.
+    const duplicatesBefore = (await value('wowza_webhook_duplicates_total')) ?? 0;
+    expect((await send(original, token)).status).toBe(200);
+    expect(await value('wowza_webhook_duplicates_total')).toBe(duplicatesBefore + 1);
+    expect(taken.filter((e) => e.id === 'victim')).toHaveLength(1);
+  }, 120_000);
+
+  it('a token whose iat is ahead of the clock by more than webhooks.clock_skew is refused; within the skew it is taken', async () => {
+    const year = 365 * 86_400;
+    const ahead = await send(JSON.stringify(event('ahead-year')), tok({ iat: now() + year, exp: now() + year + 60 }));
+    expect(ahead.status).toBe(401);
+    expect((await refusal(ahead)).error).toMatch(/^the token's iat \(issued at\) is 3153\d{4} s ahead of this clock, more than the 30 s taken \(webhooks\.clock_skew\)$/);
+    // Five minutes ahead, ending within the 10 minutes taken from now: only its iat tells.
+    const minutes = await send(JSON.stringify(event('ahead-5min')), tok({ iat: now() + 300, exp: now() + 360 }));
+    expect((await refusal(minutes)).error).toMatch(/iat \(issued at\) is (?:29|30)\d s ahead/);
+    expect(minutes.status).toBe(401);
+    expect(await value('wowza_webhook_rejected_total', '{reason="expired"}')).toBe(2);
+    expect((await send(JSON.stringify(event('ahead-10s')), tok({ iat: now() + 10, exp: now() + 70 }))).status).toBe(202);
+    expect(taken.map((e) => e.id).filter((id) => id.startsWith('ahead-'))).toEqual(['ahead-10s']);
+  });
+
+  it('the lifetime is measured from now: a token good for longer than webhooks.max_token_lifetime is refused, whatever its iat says', () => {
+    const t = 1_800_000_000;
+    expect(lifetimeProblem({ iat: t + 86_400, exp: t + 86_460 }, t, 600, 30)).toBe('the token is good for 86460 s more, longer than the 600 s taken (webhooks.max_token_lifetime)');
+    expect(lifetimeProblem({ iat: t - 86_400, exp: t + 60 }, t, 600, 30)).toBe('the token lives 86460 s, longer than the 600 s taken (webhooks.max_token_lifetime)');
+    expect(lifetimeProblem({ exp: t + 630 }, t, 600, 30)).toBeUndefined();
+    expect(lifetimeProblem({ iat: t, exp: t + 60 }, t, 600, 30)).toBeUndefined();
+  });
+
+  it('a jti over 256 characters is refused, not cut (two cut ones were the same)', async () => {
+    const long = 'j'.repeat(300);
+    const unauthorizedBefore = (await value('wowza_webhook_rejected_total', '{reason="unauthorized"}')) ?? 0;
+    for (const [id, jti] of [['long-a', `${long}a`], ['long-b', `${long}b`]] as const) {
+      const res = await send(JSON.stringify(event(id)), tok({ jti }));
+      expect(await refusal(res)).toEqual({ status: 401, error: "the token's jti is 301 characters long, more than the 256 taken" });
+    }
+    expect(await value('wowza_webhook_rejected_total', '{reason="unauthorized"}')).toBe(unauthorizedBefore + 2);
+    expect((await send(JSON.stringify(event('long-256')), tok({ jti: 'k'.repeat(256) }))).status).toBe(202);
+    expect(taken.map((e) => e.id).filter((id) => id.startsWith('long-'))).toEqual(['long-256']);
   });
 });
