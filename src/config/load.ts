@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseYaml } from './yaml.js';
 import type { z } from 'zod';
@@ -10,6 +10,8 @@ import { parseShard } from './shard.js';
 import { COLLECTOR_NAMES, ConfigSchema, type CollectorName, type Config, type ModuleConfig, type ServerConfig } from './schema.js';
 import { ConfigProblems } from './problems.js';
 import { readSecretFile } from './secrets.js';
+import { checkTargetFile, matchFiles } from './servers-files.js';
+import { CA_FILE_MAX_BYTES, checkRegularFile, CONFIG_FILE_MAX_BYTES, readRegularFile } from './read-file.js';
 import { isUsableToken, resolveVideoToken, VIDEO_TOKEN_ENV } from './video-token.js';
 
 /** The command-line flags that map onto config keys (undefined = not given, the file or default applies). */
@@ -137,22 +139,26 @@ const DEFAULT_ENABLED: Record<CollectorName, boolean> = {
 };
 
 function readConfigFile(path: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`--config: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  const { text } = readRegularFile(path, '--config', CONFIG_FILE_MAX_BYTES, 'a config file');
   let doc: unknown;
   try {
     doc = parseYaml(text);
   } catch (err) {
-    throw new ConfigError(`${path}: invalid YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new ConfigError(`${path}: invalid YAML: ${(err as Error).message}`);
   }
   if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${path}: the top level must be a mapping of keys`);
+  // Only keys are ever named back (as unknown keys), so a file given by mistake (a symlink to /etc/shadow, whose
+  // lines read as YAML keys) is refused whole, without its content (issue 47).
+  const notMapping = typeof doc !== 'object' || Array.isArray(doc);
+  const odd = notMapping ? 0 : Object.keys(doc).filter((k) => !KEY_NAME.test(k)).length;
+  if (notMapping || odd > 0) {
+    throw new ConfigError(`${path}: the top level must be a mapping of config keys (servers:, poll:, ...); ${notMapping ? 'this file is not a YAML mapping' : `${odd} of its keys ${odd === 1 ? 'is not a key name' : 'are not key names'}`} (its content is not shown)`);
+  }
   return doc as Record<string, unknown>;
 }
+
+/** What a config key may look like, typos included: letters, digits, _ . - and spaces, never a colon or a slash. */
+const KEY_NAME = /^[A-Za-z_][\w .-]{0,63}$/;
 
 const isMapping = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -278,8 +284,8 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
 }
 
 /**
- * `--config.check`: every problem of the config file and flags, one line each, without starting anything or asking
- * any server. When the schema fails, the files its keys name are still checked (readable or not), so a bad key and a
+ * `--config.check`: every problem of the config file and flags, and of the target files they match, one line each,
+ * without starting anything or asking any server. When the schema fails, the files its keys name are still checked (readable or not), so a bad key and a
  * missing file show up in the same run.
  */
 export function checkConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, warn: Warn = () => {}): { problems: string[]; config?: Config } {
@@ -296,8 +302,31 @@ export function checkConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process
     for (const [field, path] of namedInputFiles(doc)) problems.attempt(() => checkReadable(path, field));
     return { problems: problems.lines };
   }
-  resolveConfig(config, env, warn, problems);
+  checkServersFiles(resolveConfig(config, env, warn, problems), problems);
   return { problems: problems.lines, config };
+}
+
+/**
+ * The target files `servers_files` matches now, read by serve's own reader: every problem of every file, each naming
+ * its file and entry, and a module whose timeout cannot fit the poll deadline (once, at the first entry using it).
+ */
+function checkServersFiles(runtime: RuntimeConfig, problems: ConfigProblems): void {
+  const modules = new Set(runtime.modules.keys());
+  const reported = new Set<string>();
+  for (const file of matchFiles(runtime.config.servers_files)) {
+    const checked = checkTargetFile(file, modules);
+    for (const line of checked.problems) problems.add(line);
+    checked.groups.forEach((g, i) => {
+      if (reported.has(g.module)) return;
+      try {
+        fileTarget(runtime, g.module, g.targets[0]!, g.labels);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        reported.add(g.module);
+        problems.add(`${file}: entry ${i + 1} (module ${g.module}): ${err.message}`);
+      }
+    });
+  }
 }
 
 /** Keys whose value is a file the exporter reads (secrets, CAs, web config), wherever they are in the document. */
@@ -394,12 +423,7 @@ export function resolveConfig(config: Config, env: NodeJS.ProcessEnv = process.e
  */
 function checkCaFile(path: string | undefined, field: string): void {
   if (path === undefined) return;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`${field}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  const { text } = readRegularFile(path, field, CA_FILE_MAX_BYTES, 'a PEM CA file');
   if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`${field}: ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
 }
 
@@ -412,11 +436,7 @@ function readVideoTokenFile(path: string, warn: Warn): string {
 
 /** A file the exporter reads (used when the schema failed, and with it the checks of each file's content). */
 function checkReadable(path: string, field: string): void {
-  try {
-    readFileSync(path);
-  } catch (err) {
-    throw new ConfigError(`${field}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  checkRegularFile(path, field, 'a file');
 }
 
 /**

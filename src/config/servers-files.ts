@@ -1,9 +1,10 @@
-import { readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseYaml } from './yaml.js';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
-import { formatPath } from './errors.js';
+import { ConfigError, formatPath } from './errors.js';
+import { readRegularFile, TARGET_FILE_MAX_BYTES } from './read-file.js';
 import { ExpectedStreamsSchema } from './expected-streams.js';
 import type { ExpectedStream } from '../wowza/expected-stream.js';
 
@@ -64,27 +65,85 @@ export interface TargetGroup {
   expectedStreams?: ExpectedStream[];
 }
 
-/** Reads one target file; throws an Error naming the file and the field that is wrong. */
-export function readTargetFile(path: string, modules: ReadonlySet<string>): TargetGroup[] {
-  const text = readFileSync(path, 'utf8');
+/** A target as a problem may show it: without credentials, and short. */
+function shownTarget(v: unknown): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const bare = v.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, '$1');
+  return bare.length > 100 ? `${bare.slice(0, 100)}…` : bare;
+}
+
+/** `entry 3 (url ftp://w:21)`: the 1-based entry of a target file, and the target a problem is about (else its first). */
+function entryName(doc: unknown, index: number, targetIndex?: number): string {
+  const entry = Array.isArray(doc) ? (doc[index] as unknown) : undefined;
+  const targets = entry !== null && typeof entry === 'object' && Array.isArray((entry as { targets?: unknown }).targets) ? ((entry as { targets: unknown[] }).targets) : [];
+  const url = shownTarget(targets[targetIndex ?? 0]);
+  const more = targetIndex === undefined && targets.length > 1 ? ` and ${targets.length - 1} more` : '';
+  return `entry ${index + 1}${url === undefined ? '' : ` (url ${url}${more})`}`;
+}
+
+/** A target file's problems, each a line naming the file, and the entry and field when it is about one. */
+export interface TargetFileCheck {
+  groups: TargetGroup[];
+  problems: string[];
+}
+
+/**
+ * Reads one target file and reports every problem in it (`--config.check` shows them all; serve logs them as one
+ * message). `groups` is empty when there is any problem: a file is taken whole or not at all.
+ */
+export function checkTargetFile(path: string, modules: ReadonlySet<string>): TargetFileCheck {
+  let text: string;
+  try {
+    text = readRegularFile(path, 'servers_files', TARGET_FILE_MAX_BYTES, 'a target file').text;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return { groups: [], problems: [err.message] };
+  }
   let doc: unknown;
   try {
     doc = text.trim() === '' ? [] : parseYaml(text);
   } catch (err) {
-    throw new Error(`${path}: not YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
+    return { groups: [], problems: [`${path}: not YAML or JSON: ${(err as Error).message}`] };
   }
-  const parsed = TargetFileSchema.safeParse(doc ?? []);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+  doc ??= [];
+  const found: Array<{ entry: number; line: string }> = [];
+  const parsed = TargetFileSchema.safeParse(doc);
+  for (const issue of parsed.success ? [] : parsed.error.issues) {
     // A bad label name is an issue of the record's key, whose own issue says what is wrong with it.
     const inner = issue.code === 'invalid_key' ? issue.issues[0]?.message : undefined;
-    throw new Error(`${path}: ${formatPath(issue.path)}: ${inner ?? issue.message}`);
+    const [index, field, targetIndex] = issue.path;
+    if (typeof index !== 'number') {
+      found.push({ entry: -1, line: `${issue.path.length ? `${formatPath(issue.path)}: ` : ''}${inner ?? issue.message}` });
+      continue;
+    }
+    const about = field === 'targets' && typeof targetIndex === 'number' ? targetIndex : undefined;
+    found.push({ entry: index, line: `${entryName(doc, index, about)}: ${formatPath(issue.path)}: ${inner ?? issue.message}` });
   }
-  return parsed.data.map((g, i) => {
-    if (!modules.has(g.module)) throw new Error(`${path}: [${i}].module: "${g.module}" is not one of modules: (${[...modules].join(', ') || 'none configured'})`);
+  // Checked on the raw entries, so that a module missing is reported with the entries' other problems.
+  if (Array.isArray(doc)) {
+    doc.forEach((entry: unknown, i) => {
+      if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return;
+      const module = (entry as { module?: unknown }).module ?? 'default';
+      if (typeof module !== 'string' || module === '' || modules.has(module)) return;
+      found.push({ entry: i, line: `${entryName(doc, i)}: [${i}].module: "${module}" is not one of modules: (${[...modules].join(', ') || 'none configured'})` });
+    });
+  }
+  if (found.length > 0 || !parsed.success) {
+    return { groups: [], problems: found.sort((a, b) => a.entry - b.entry).map((f) => `${path}: ${f.line}`) };
+  }
+  const groups = parsed.data.map((g) => {
     const { expected_streams, ...rest } = g;
     return { file: path, ...rest, ...(expected_streams?.length ? { expectedStreams: expected_streams } : {}) };
   });
+  return { groups, problems: [] };
+}
+
+/** Reads one target file; throws an Error naming the file, and the entry and field of every problem. */
+export function readTargetFile(path: string, modules: ReadonlySet<string>): TargetGroup[] {
+  const { groups, problems } = checkTargetFile(path, modules);
+  if (problems.length === 0) return groups;
+  // One message for the log: the file once, then each problem.
+  throw new Error(problems.length === 1 ? problems[0] : `${path}: ${problems.length} problems: ${problems.map((p) => p.slice(path.length + 2)).join('; ')}`);
 }
 
 /** A glob of the file name only (`*`, `?`), as a regular expression; the directory is taken literally. */
