@@ -1,8 +1,12 @@
 import { ConfigError } from '../config/errors.js';
 import { checkConfig, type ConfigFlags } from '../config/load.js';
+import { checkRegularFile, CONFIG_FILE_MAX_BYTES } from '../config/read-file.js';
 import { escapeControlCharactersButNewlines } from '../control-characters.js';
 
-/** `--config.check`: a line per problem (each names its key and file), then a summary; 0 valid, 2 invalid. */
+/**
+ * `--config.check`: a line per problem (each names its key and file), then a summary; 0 valid, 1 invalid, as
+ * promtool's, amtool's and blackbox_exporter's checks exit.
+ */
 export async function reportConfigCheck(flags: ConfigFlags): Promise<number> {
   const warnings: string[] = [];
   const warn = (msg: string, meta: object) => {
@@ -13,6 +17,8 @@ export async function reportConfigCheck(flags: ConfigFlags): Promise<number> {
   // The web config (and the TLS files it names) is read as the exporter reads it at start.
   if (config?.web.config_file) {
     try {
+      // Its reader waits on whatever it opens: a FIFO or a device given by mistake is refused before it.
+      checkRegularFile(config.web.config_file, '--web.config.file', 'a web config file', CONFIG_FILE_MAX_BYTES);
       await (await import('../http/web-config.js')).loadWebConfig(config.web.config_file, warn);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
@@ -27,5 +33,5 @@ export async function reportConfigCheck(flags: ConfigFlags): Promise<number> {
       : `config.check: ${source}: ${problems.length} problem${problems.length === 1 ? '' : 's'}; the exporter would not start`,
   );
   process.stdout.write(escapeControlCharactersButNewlines(out.join('\n')) + '\n');
-  return problems.length === 0 ? 0 : 2;
+  return problems.length === 0 ? 0 : 1;
 }

@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import { ConfigError } from '../config/errors.js';
 import { COLLECTOR_NAMES, type CollectorName } from '../config/schema.js';
 import type { ConfigFlags } from '../config/load.js';
 
@@ -8,7 +9,8 @@ import type { ConfigFlags } from '../config/load.js';
  */
 export function withWowzaFlags<T>(y: Argv<T>) {
   return y
-    .option('config', { type: 'string', describe: 'YAML config file (flags override it)', group: 'General:' })
+    // Prometheus, Alertmanager and blackbox_exporter spell it --config.file, and their users type that.
+    .option('config', { type: 'string', alias: 'config.file', describe: 'YAML config file (flags override it)', group: 'General:' })
     .option('wowza.url', { type: 'string', array: true, describe: 'WSE REST API base URL, repeatable (default http://127.0.0.1:8087)', group: 'Wowza:' })
     .option('wowza.username', { type: 'string', describe: 'REST API user', group: 'Wowza:' })
     .option('wowza.password-file', { type: 'string', describe: 'file with the password (or env WOWZA_PASSWORD)', group: 'Wowza:' })
@@ -68,6 +70,12 @@ function concurrencyFlag(v: unknown): number | 'auto' | undefined {
 }
 const str = (a: Args, k: string) => (a[k] === undefined ? undefined : String(a[k]));
 
+/** One config file: `--config a --config.file b` (the same flag) would otherwise read as the file "a,b". */
+function configFile(a: Args): string | undefined {
+  if (Array.isArray(a.config)) throw new ConfigError(`--config (or --config.file): given ${a.config.length} times; give one file`);
+  return str(a, 'config');
+}
+
 export function configFlagsFrom(a: Args): ConfigFlags {
   const collectors: Partial<Record<CollectorName, boolean>> = {};
   for (const name of COLLECTOR_NAMES) {
@@ -76,7 +84,7 @@ export function configFlagsFrom(a: Args): ConfigFlags {
   }
   const urls = a['wowza.url'] as string[] | undefined;
   return {
-    config: str(a, 'config'),
+    config: configFile(a),
     wowzaUrl: urls?.flatMap((u) => String(u).split(',')).filter((u) => u !== ''),
     wowzaUsername: str(a, 'wowza.username'),
     wowzaPasswordFile: str(a, 'wowza.password-file'),

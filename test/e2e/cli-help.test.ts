@@ -12,12 +12,12 @@ const FOREIGN = {
   serveOnly: ['--web.', '--shard', '--video.', '--config.check'],
   polling: ['--poll.', '--collector.'],
   exporterLog: ['--log.'],
-  wowza: ['--wowza.', '--config '],
+  wowza: ['--wowza.', '--config ', '--config.file'],
 };
 
 const COMMANDS: Array<{ command: string[]; foreign: string[]; has: string[] }> = [
-  { command: [], has: ['--config.check', '--web.listen-address', '--poll.interval', '--log.level'], foreign: [] },
-  { command: ['serve'], has: ['--config.check', '--web.listen-address', '--poll.interval', '--log.level', '--collector.stream'], foreign: [] },
+  { command: [], has: ['--config.check', '--config.file', '--web.listen-address', '--poll.interval', '--log.level'], foreign: [] },
+  { command: ['serve'], has: ['--config.check', '--config.file', '--web.listen-address', '--poll.interval', '--log.level', '--collector.stream'], foreign: [] },
   // doctor estimates the cost of polling (poll.*, collectors) but serves nothing and logs nothing of its own.
   { command: ['doctor'], has: ['--wowza.url', '--poll.interval', '--collector.stream', '--json'], foreign: [...FOREIGN.serveOnly, ...FOREIGN.exporterLog] },
   { command: ['logs'], has: ['tail'], foreign: [...FOREIGN.serveOnly, ...FOREIGN.polling, ...FOREIGN.exporterLog] },

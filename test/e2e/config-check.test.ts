@@ -1,4 +1,5 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,7 +8,8 @@ import { runCli } from '../helpers/exporter-process.js';
 
 /**
  * `--config.check` through the real CLI: every problem of a config in one run, one line each naming the key and the
- * file, a summary line, and exit 0 (valid) or 2 (invalid), without starting anything or asking any server.
+ * file, a summary line, and exit 0 (valid) or 1 (invalid, as promtool's and blackbox_exporter's checks), without
+ * starting anything or asking any server.
  */
 
 const EXAMPLE = new URL('../../deploy/config.example.yaml', import.meta.url).pathname;
@@ -17,9 +19,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const lines = (out: string) => out.trim().split('\n');
 
 describe('--config.check', () => {
-  it('on the shipped example lists exactly the secret files a user must create, in one run, and exits 2', async () => {
+  it('on the shipped example lists exactly the secret files a user must create, in one run, and exits 1', async () => {
     const r = await runCli(['--config.check', '--config', EXAMPLE], { env: { WOWZA_PASSWORD: '' } });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(lines(r.stdout)).toEqual([
       'servers[0].password_file: cannot read /etc/wowza-exporter/secrets/password (ENOENT)',
       'modules.default.password_file: cannot read /etc/wowza-exporter/secrets/password (ENOENT)',
@@ -55,7 +57,7 @@ describe('--config.check', () => {
       }),
     );
     const r = await runCli(['--config.check', '--config', config]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     const out = lines(r.stdout);
     expect(out).toHaveLength(4);
     expect(out).toEqual(
@@ -82,7 +84,7 @@ describe('--config.check', () => {
       }),
     );
     const r = await runCli(['--config.check', '--config', config]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(lines(r.stdout)).toEqual([
       `servers[0].tls.ca_file: ${notPem} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
       `webhooks.secret_file: cannot read ${join(dir, 'no-secret')} (ENOENT)`,
@@ -104,7 +106,7 @@ describe('--config.check', () => {
     expect(r.code).toBe(0);
   });
 
-  it('serve without --config.check still refuses to start, and names every problem', async () => {
+  it('serve without --config.check still refuses to start (exit 2, a usage error to systemd), and names every problem', async () => {
     const config = join(dir, 'two.yaml');
     writeFileSync(config, stringify({ servers: [{ url: 'http://127.0.0.1:1', password_file: join(dir, 'no-password') }], webhooks: { enabled: true, secret_file: join(dir, 'no-secret') }, web: { listen_address: '127.0.0.1:0' } }));
     const r = await runCli(['--config', config]);
@@ -112,5 +114,108 @@ describe('--config.check', () => {
     expect(r.stderr).toContain('2 configuration problems');
     expect(r.stderr).toContain(`servers[0].password_file: cannot read ${join(dir, 'no-password')} (ENOENT)`);
     expect(r.stderr).toContain(`webhooks.secret_file: cannot read ${join(dir, 'no-secret')} (ENOENT)`);
+  });
+
+  it('reads every target file servers_files matches: two files, three problems, each named with its file and entry; exit 1', async () => {
+    const targets = join(dir, 'targets');
+    mkdirSync(targets);
+    const a = join(targets, 'a.yml');
+    const b = join(targets, 'b.yml');
+    writeFileSync(a, stringify([{ targets: ['wowza-1:8087'] }, { targets: ['wowza-2:8087'], labels: { server: 'x' } }, { targets: ['ftp://wowza-3:21'] }]));
+    writeFileSync(b, '- targets: [wowza-4:8087\n');
+    const config = join(dir, 'fleet.yaml');
+    writeFileSync(config, stringify({ servers_files: [join(targets, '*.yml')], modules: { default: { username: 'u' } } }));
+    const r = await runCli(['--config.check', '--config', config], { env: { WOWZA_PASSWORD: 'x' }, timeoutMs: 30_000 });
+    expect(lines(r.stdout)).toEqual([
+      `${a}: entry 2 (url wowza-2:8087): [1].labels.server: "server" is a label the exporter sets itself`,
+      `${a}: entry 3 (url ftp://wowza-3:21): [2].targets[0]: must be http or https, not ftp:`,
+      expect.stringMatching(new RegExp(`^${b}: not YAML or JSON: .* at line \\d+, column \\d+$`)),
+      `config.check: ${config}: 3 problems; the exporter would not start`,
+    ]);
+    expect(r.code).toBe(1);
+
+    // Fixed: valid, exit 0, through the Prometheus spelling of the flag too.
+    writeFileSync(a, stringify([{ targets: ['wowza-1:8087'] }, { targets: ['wowza-2:8087'], labels: { site: 'x' } }, { targets: ['https://wowza-3:8089'] }]));
+    writeFileSync(b, '- targets: [wowza-4:8087]\n');
+    for (const flag of ['--config', '--config.file']) {
+      const ok = await runCli(['--config.check', flag, config], { env: { WOWZA_PASSWORD: 'x' }, timeoutMs: 30_000 });
+      expect(ok.stdout.trim(), flag).toBe(`config.check: ${config} is valid`);
+      expect(ok.code, flag).toBe(0);
+    }
+  });
+
+  describe('a file that is no config (issue 47): one line, exit 1, no hang, nothing of its content', () => {
+    // /etc/passwd lines are one YAML scalar; /etc/shadow lines (a trailing colon) are YAML keys.
+    const PASSWD = 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n';
+    const SHADOW = 'root:$6$pepper$Zq3hashedpasswordvalue:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n';
+    const LEAKS = /x:0:0|bin\/bash|nologin|pepper|Zq3hashed|99999|root|daemon/;
+    const link = (name: string, to: string) => {
+      const path = join(dir, name);
+      symlinkSync(to, path);
+      return path;
+    };
+    const write = (name: string, text: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, text, { mode: 0o600 });
+      return path;
+    };
+
+    const cases: Array<[string, () => string, RegExp]> = [
+      ['a symlink to passwd lines', () => link('passwd.yaml', write('passwd', PASSWD)), /: the top level must be a mapping of config keys .*this file is not a YAML mapping \(its content is not shown\)$/],
+      ['a symlink to shadow lines', () => link('shadow.yaml', write('shadow', SHADOW)), /: the top level must be a mapping of config keys .*2 of its keys are not key names \(its content is not shown\)$/],
+      [
+        'a FIFO (through a symlink)',
+        () => {
+          const fifo = join(dir, 'fifo');
+          execFileSync('mkfifo', [fifo]);
+          return link('fifo.yaml', fifo);
+        },
+        /^--config: .*fifo\.yaml is a FIFO \(named pipe\), not a regular file; give the path of a config file$/,
+      ],
+      ['/dev/zero', () => '/dev/zero', /^--config: \/dev\/zero is a character device, not a regular file; give the path of a config file$/],
+      ['a symlink to /dev/zero', () => link('zero.yaml', '/dev/zero'), /^--config: .*zero\.yaml is a character device, not a regular file/],
+      [
+        'a file over 4 MiB',
+        () => {
+          const big = write('big.yaml', 'servers: []\n');
+          truncateSync(big, 5 * 1024 * 1024);
+          return big;
+        },
+        /^--config: .*big\.yaml is larger than 4 MiB, the limit for a config file$/,
+      ],
+    ];
+    for (const [what, make, expected] of cases) {
+      it(what, async () => {
+        const config = make();
+        // A regression that blocks on the file is killed here (code null), not left to hang the suite.
+        const r = await runCli(['--config.check', '--config', config], { timeoutMs: 20_000 });
+        expect(r.code, r.stdout + r.stderr).toBe(1);
+        const out = lines(r.stdout);
+        expect(out).toHaveLength(2);
+        expect(out[0]).toMatch(expected);
+        expect(out[1]).toBe(`config.check: ${config}: 1 problem; the exporter would not start`);
+        expect((r.stdout + r.stderr).replaceAll(dir, '')).not.toMatch(LEAKS);
+        expect(r.stderr).toBe('');
+      });
+    }
+
+    it('a FIFO as the web config or a password file: refused, no hang', async () => {
+      const fifo = join(dir, 'fifo-2');
+      execFileSync('mkfifo', [fifo]);
+      const config = write('fifo-files.yaml', stringify({ servers: [{ url: 'http://127.0.0.1:1', password_file: fifo }], web: { config_file: fifo } }));
+      const r = await runCli(['--config.check', '--config', config], { timeoutMs: 20_000 });
+      expect(lines(r.stdout)).toEqual([
+        `servers[0].password_file: ${fifo} is a FIFO (named pipe), not a regular file; give the path of a secret file`,
+        `--web.config.file: ${fifo} is a FIFO (named pipe), not a regular file; give the path of a web config file`,
+        `config.check: ${config}: 2 problems; the exporter would not start`,
+      ]);
+      expect(r.code).toBe(1);
+    });
+  });
+
+  it('--config and --config.file together are one flag given twice: refused', async () => {
+    const r = await runCli(['--config.check', '--config', EXAMPLE, '--config.file', EXAMPLE], { timeoutMs: 30_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--config (or --config.file): given 2 times; give one file');
   });
 });
