@@ -79,6 +79,8 @@ const bundle = await rolldown({
     cli: `${root}src/cli.ts`,
     // Started by src/logs/transform/encoder-pool.ts as `./encode-worker.js` beside its own chunk.
     'encode-worker': `${root}src/logs/transform/encode-worker.ts`,
+    // Started by src/wowza/answer-parser.ts as `./answer-worker.js` beside its own chunk.
+    'answer-worker': `${root}src/wowza/answer-worker.ts`,
   },
   platform: 'node',
   plugins: [leaveOut],

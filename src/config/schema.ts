@@ -47,6 +47,8 @@ const Connection = {
   tls: TlsSchema.default({ insecure_skip_verify: false }),
   /** Responses larger than this are refused while streaming. */
   max_response_size: ByteSize.default(32 * 1024 * 1024),
+  /** Items one list of an answer may hold; the rest are left out, counted and logged once. */
+  max_list_items: z.number().int().positive().default(100_000),
 };
 
 const ListenAddress = z.string().superRefine((v, ctx) => {

@@ -15,6 +15,7 @@ export interface SelfMetrics {
   authChallenges: Counter<'server' | 'reason'>;
   droppedValues: Counter<'server' | 'collector' | 'field' | 'reason'>;
   unknownValues: Counter<'server' | 'collector' | 'field'>;
+  listItemsDropped: Counter<'server' | 'endpoint'>;
   seriesDropped: Gauge<'server'>;
   videoUnknownValues: Counter<'field'>;
   concurrencyLimit: Gauge<'server'>;
@@ -138,6 +139,12 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
       name: 'wowza_exporter_unknown_values_total',
       help: 'Distinct values the exporter does not know (a recorder state, stream target status or protocol Wowza added), each counted once. States and statuses are exported as they came, at most 20 per field and server, the rest as other; protocols outside the documented set are summed as protocol="other" (field connectionCount or sessions). field is the API field.',
       labelNames: ['server', 'collector', 'field'],
+      registers: [registry],
+    }),
+    listItemsDropped: new Counter({
+      name: 'wowza_exporter_list_items_dropped_total',
+      help: 'Items left out of list answers longer than max_list_items (100,000 by default): the first items of the list are read, the rest are not. endpoint is the API endpoint template.',
+      labelNames: ['server', 'endpoint'],
       registers: [registry],
     }),
     seriesDropped: new Gauge({

@@ -42,6 +42,8 @@ export class ServerSession {
   private readonly objectErrors = new Map<string, ObjectErrorLog>();
   private readonly vocabularies = vocabularyCache();
   private readonly notices = new Notices();
+  /** Endpoints whose lists were cut to max_list_items (said once each). */
+  private readonly capped = new Set<string>();
   /** The stream cycle running under Digest pacing, and the last one that ended. */
   private paced: { concurrency: number; started: number } | undefined;
   private lastPaced: PacedCycle | undefined;
@@ -65,6 +67,13 @@ export class ServerSession {
     this.client = sessionClient(target, this.limiter, {
       onRequest: (endpoint, code, seconds) => self?.observeRequest(server, endpoint, code, seconds),
       onChallenge: (reason) => self?.authChallenges.inc({ server, reason }),
+      onListCapped: (endpoint, dropped, max) => {
+        self?.listItemsDropped.inc({ server, endpoint }, dropped);
+        // Said once per endpoint: a list over the cap is over it at every poll.
+        if (this.capped.has(endpoint)) return;
+        this.capped.add(endpoint);
+        log.warn({ endpoint, dropped, max }, 'an answer had a list longer than max_list_items: its first items are read, the rest left out (counted in wowza_exporter_list_items_dropped_total)');
+      },
     });
     const walkLimit: Limit = (fn) => this.pacer.run(DISCOVERY, this.closing.signal, fn);
     const walkAge = () => this.plan().intervals.get(DISCOVERY)?.intervalMs ?? discoveryMaxAgeMs;
@@ -203,6 +212,7 @@ export class ServerSession {
 interface ClientHooks {
   onRequest?: (endpoint: string, code: string, seconds: number) => void;
   onChallenge?: (reason: string) => void;
+  onListCapped?: (endpoint: string, dropped: number, max: number) => void;
 }
 
 /** A session's client: every answer also teaches the session's limiter how fast the server is. */
@@ -213,6 +223,7 @@ function sessionClient(target: WowzaTarget, limiter: ConcurrencyLimiter, hooks: 
       limiter.observe(endpoint, code, seconds);
     },
     ...(hooks.onChallenge ? { onChallenge: hooks.onChallenge } : {}),
+    ...(hooks.onListCapped ? { onListCapped: hooks.onListCapped } : {}),
   });
 }
 

@@ -19,6 +19,7 @@ import { isManagerPage } from './failure-advice.js';
 import type { StreamSessions } from './connection-counts.js';
 import { RequestDeadline } from '../request-deadline.js';
 import { redactUrl } from '../redact.js';
+import { registerSecret, scrubReceived } from '../secret-scrubber.js';
 import {
   ApplicationList,
   CurrentStats,
@@ -35,6 +36,8 @@ import {
 } from './schemas.js';
 import { BodyTooLargeError, ByteBudget, createAgent, exchange, JsonDepthGuard, RefusedBodyError, type TlsSettings } from './transport.js';
 import { XmlGuard } from './xml-guard.js';
+import { answerParser } from './answer-parser.js';
+import { DEFAULT_MAX_LIST_ITEMS } from './list-cap.js';
 
 export interface WowzaTarget {
   /** Configured server name: the `server` label. */
@@ -46,6 +49,8 @@ export interface WowzaTarget {
   auth: AuthMode;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** Items one list of an answer may hold; the rest are left out and reported (default DEFAULT_MAX_LIST_ITEMS). */
+  maxListItems?: number;
   tls?: TlsSettings;
   /** The `{serverName}` path segment, `_defaultServer_` in practice. */
   serverName: string;
@@ -96,7 +101,14 @@ export class WowzaClient {
 
   constructor(
     readonly target: WowzaTarget,
-    private readonly options: { onRequest?: RequestObserver; dispatcher?: Dispatcher; /** A 401 the server answered, by kind. */ onChallenge?: (kind: ChallengeKind) => void } = {},
+    private readonly options: {
+      onRequest?: RequestObserver;
+      dispatcher?: Dispatcher;
+      /** A 401 the server answered, by kind. */
+      onChallenge?: (kind: ChallengeKind) => void;
+      /** An answer had lists longer than max_list_items: `dropped` items were left out. */
+      onListCapped?: (endpoint: string, dropped: number, max: number) => void;
+    } = {},
   ) {
     this.base = new URL(target.url);
     // Credentials in the URL would end up in logs and labels; they belong in username/password_file.
@@ -212,16 +224,37 @@ export class WowzaClient {
     const site: CallSite = { server: this.target.name, endpoint, url: redactUrl(url.toString()) };
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const raw = await this.send(method, url, site, opts.signal, body);
-    let parsed: z.infer<S>;
-    try {
-      parsed = parseBody(raw.body, raw.contentType, schema, site, this.target);
-    } catch (err) {
+    const notJson = notJsonReason(raw.body, raw.contentType);
+    if (notJson) {
       // XML that is no web page is what WSE answers when the Accept header was dropped on the way: Wowza answered.
       if (!isWebPage(raw.body, raw.contentType) && raw.body.toString('utf8', 0, 64).trimStart().startsWith('<')) this.restAnswered();
-      throw err;
+      throw new WowzaUnparsableError(site, notJson);
     }
+    const parsed = await this.parseJson(raw.body, schema, site);
     this.restAnswered();
     return parsed;
+  }
+
+  /**
+   * The answer's JSON, its lists cut to max_list_items, validated: on the parser's thread when it is big (the event
+   * loop also answers /metrics and the health checks), else here.
+   */
+  private async parseJson<S extends z.ZodType>(body: Buffer, schema: S, site: CallSite): Promise<z.infer<S>> {
+    const max = this.target.maxListItems ?? DEFAULT_MAX_LIST_ITEMS;
+    let outcome;
+    try {
+      outcome = await answerParser().parse(body, schema, max);
+    } catch (err) {
+      throw new WowzaUnparsableError(site, (err as Error).message);
+    }
+    if (!outcome.ok) {
+      if (outcome.problem === 'schema') throw new WowzaUnparsableError(site, `field ${outcome.at}: ${outcome.message}`);
+      // Scrubbed whole, then cut: a cut first could leave the start of a secret that no longer matches.
+      const start = scrubCredentials(outcome.head, this.target)!.slice(0, 40);
+      throw new WowzaUnparsableError(site, `invalid JSON (${outcome.bytes} bytes, starting ${JSON.stringify(start)})`);
+    }
+    if (outcome.dropped > 0) this.options.onListCapped?.(site.endpoint, outcome.dropped, max);
+    return outcome.data as z.infer<S>;
   }
 
   /**
@@ -423,12 +456,10 @@ function logQuery(q: LogQueryParams): Record<string, string> {
  */
 function scrubCredentials(text: string | undefined, t: WowzaTarget): string | undefined {
   if (text === undefined) return undefined;
-  let out = text.replace(/\b(Basic|Bearer|Digest)\s+[^\s"',;]+(?:\s*,\s*\w+=(?:"[^"]*"|[^\s,"]+))*/gi, '$1 [REDACTED]');
-  if (t.password) {
-    out = out.split(t.password).join('[REDACTED]');
-    out = out.split(Buffer.from(`${t.username ?? ''}:${t.password}`).toString('base64')).join('[REDACTED]');
-  }
-  return out;
+  // Also registered here: a client built without a command (tests, /probe's modules) still hides its own password.
+  registerSecret(t.password, t.username);
+  // Every configured secret in every form; `cut`: errorMessage keeps 200 characters of a body before this sees them.
+  return scrubReceived(text, { cut: true });
 }
 
 /** The Wowza `message` of an error body when it is the usual JSON envelope, else a short text excerpt. */
@@ -469,31 +500,15 @@ function isWebPage(body: Buffer, contentType: string): boolean {
   return /html/i.test(contentType) || /^\s*<(!doctype|html)/i.test(body.toString('utf8', 0, 256));
 }
 
-/** A 2xx body is as untrusted as an error page: what it quotes of itself in an error is scrubbed the same way. */
-function parseBody<S extends z.ZodType>(body: Buffer, contentType: string, schema: S, site: CallSite, t: WowzaTarget): z.infer<S> {
-  const text = body.toString('utf8');
-  const head = text.trimStart().slice(0, 1);
-  if (head === '<' || /xml|html/i.test(contentType)) {
-    const why = isWebPage(body, contentType)
-      ? 'is this the WSE REST port?'
-      : 'WSE answers XML when the Accept header is dropped on the way: a proxy between here and the server may drop it (connect to the REST port directly, or make the proxy pass Accept)';
-    throw new WowzaUnparsableError(site, `the server answered XML/HTML although JSON was requested (Accept: application/json); ${why}`);
-  }
-  // Nesting deeper than MAX_JSON_DEPTH was refused while the body streamed in (send): JSON.parse of deep nesting is
-  // slow and memory-hungry, and it runs on the thread that answers /metrics and the health checks.
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // Scrubbed whole, then cut: a cut first could leave the start of a secret that no longer matches.
-    const start = scrubCredentials(text.slice(0, 4096), t)!.slice(0, 40);
-    throw new WowzaUnparsableError(site, `invalid JSON (${text.length} bytes, starting ${JSON.stringify(start)})`);
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const at = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    throw new WowzaUnparsableError(site, `field ${at}: ${issue.message}`);
-  }
-  return parsed.data;
+/**
+ * Why a body is not the JSON that was asked for (XML or HTML), or undefined. Nesting deeper than MAX_JSON_DEPTH was
+ * refused while the body streamed in (send): JSON.parse of deep nesting is slow and memory-hungry.
+ */
+function notJsonReason(body: Buffer, contentType: string): string | undefined {
+  const head = body.toString('utf8', 0, Math.min(body.length, 1024)).trimStart().slice(0, 1);
+  if (head !== '<' && !/xml|html/i.test(contentType)) return undefined;
+  const why = isWebPage(body, contentType)
+    ? 'is this the WSE REST port?'
+    : 'WSE answers XML when the Accept header is dropped on the way: a proxy between here and the server may drop it (connect to the REST port directly, or make the proxy pass Accept)';
+  return `the server answered XML/HTML although JSON was requested (Accept: application/json); ${why}`;
 }

@@ -4,7 +4,9 @@ import { z } from 'zod';
  * Response schemas for the WSE REST API (../shared/reference/wse-rest-api.md, with what real servers do from
  * wowza-api.md): as strict as the reference and no stricter. A list wrapper without its key is an unreadable
  * answer; item fields the exporter does not need, or the reference does not show, may be absent or null;
- * unknown fields pass through; numbers may arrive as strings.
+ * numbers may arrive as strings. Unknown fields pass through the fixed-size answers; the lists (and their items),
+ * which grow with the server and are kept between polls by discovery, keep only the fields named here: a server that
+ * pads its items with megabytes of other fields costs one parse, not memory from one poll to the next.
  */
 
 /** A number or a numeric string (`"bytesIn":"123"`, as some servers and proxies send). */
@@ -119,7 +121,7 @@ function itemName(o: { id?: unknown; name?: unknown; href?: unknown }): string |
 }
 
 const namedItem = <S extends z.ZodRawShape>(shape: S) =>
-  z.looseObject({ id: optStr, name: optStr, href: optStr, ...shape }).transform((o, ctx) => {
+  z.object({ id: optStr, name: optStr, href: optStr, ...shape }).transform((o, ctx) => {
     const id = itemName(o);
     if (id === undefined) {
       ctx.addIssue({ code: 'custom', path: ['id'], message: 'missing: the item has no id, name or href' });
@@ -129,7 +131,7 @@ const namedItem = <S extends z.ZodRawShape>(shape: S) =>
   });
 
 /** `{S}/vhosts` (reference: Vhost list `vhosts`; item fields not shown there, wowza-api.md lists them). */
-export const VHostList = z.looseObject({
+export const VHostList = z.object({
   vhosts: requiredList(
     'vhosts',
     namedItem({
@@ -156,10 +158,10 @@ export const CurrentStats = z.looseObject({
 export type CurrentStats = z.infer<typeof CurrentStats>;
 
 /** `{V}/applications` (reference: Application list, AppShortObject). `appType` may be null on real servers. */
-export const ApplicationList = z.looseObject({
+export const ApplicationList = z.object({
   applications: requiredList(
     'applications',
-    z.looseObject({
+    z.object({
       id: z.string(),
       href: optStr,
       appType: optStr,
@@ -172,7 +174,7 @@ export const ApplicationList = z.looseObject({
 });
 export type ApplicationList = z.infer<typeof ApplicationList>;
 
-export const IncomingStream = z.looseObject({
+export const IncomingStream = z.object({
   name: z.string(),
   applicationInstance: optStr,
   sourceIp: optStr,
@@ -189,10 +191,10 @@ export type IncomingStream = z.infer<typeof IncomingStream>;
  * `{A}/instances`. The reference does not show instance fields; wowza-api.md does. The incoming streams are
  * what the exporter is for, so their list must be there; the other lists only feed counts.
  */
-export const InstanceList = z.looseObject({
+export const InstanceList = z.object({
   instanceList: requiredList(
     'instanceList',
-    z.looseObject({
+    z.object({
       name: z.string(),
       incomingStreams: requiredList('incomingStreams', IncomingStream),
       outgoingStreams: optionalList(z.unknown()),
@@ -260,10 +262,10 @@ export const LogTypeList = z.looseObject({
  * `{S}/logfiles` (reference: Log file list `serverLogFiles`; item fields not shown there). An item that names
  * no file is skipped rather than failing the list: the follower only needs the files it can name.
  */
-export const LogFileList = z.looseObject({
+export const LogFileList = z.object({
   serverLogFiles: requiredList(
     'serverLogFiles',
-    z.looseObject({ id: optStr, name: optStr, href: optStr, fileSize: optNum, startDateMS: optNum }).transform((o) => ({ ...o, id: itemName(o) })),
+    z.object({ id: optStr, name: optStr, href: optStr, fileSize: optNum, startDateMS: optNum }).transform((o) => ({ ...o, id: itemName(o) })),
   ).transform((files) => files.filter((f): f is typeof f & { id: string } => f.id !== undefined)),
 });
 export type LogFileList = z.infer<typeof LogFileList>;
@@ -305,3 +307,20 @@ export function parseJavaSize(v: string | number | null | undefined): number | u
   const mult: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
   return Math.round(Number(m[1]) * mult[m[2]!.toLowerCase()]!);
 }
+
+/**
+ * The answers big enough to be parsed off the event loop (src/wowza/answer-parser.ts), by the name the parser's
+ * thread knows them by: a schema is code, and only its name can cross to another thread.
+ */
+export const LIST_ANSWERS = {
+  VHostList,
+  ApplicationList,
+  InstanceList,
+  StreamRecorderList,
+  MapEntryList,
+  LogTypeList,
+  LogFileList,
+  LogPageBody,
+  ServerStatus,
+} as const;
+export type ListAnswerName = keyof typeof LIST_ANSWERS;

@@ -126,6 +126,7 @@ const CASES: Case[] = [
   c('servers[].tls.ca_file', server({ tls: { ca_file: NOT_PEM } }), 'servers[0].tls.ca_file', /no PEM certificate/),
   c('servers[].tls.insecure_skip_verify', server({ tls: { insecure_skip_verify: 'sure' } }), 'servers[0].tls.insecure_skip_verify', /boolean/),
   c('servers[].max_response_size', server({ max_response_size: '32 potatoes' }), 'servers[0].max_response_size', /invalid size/),
+  c('servers[].max_list_items', server({ max_list_items: 0 }), 'servers[0].max_list_items', /too small|>0|positive/i),
 
   c('web', { web: ':9935' }, 'web', /object/),
   c('web.listen_address', { web: { listen_address: 'localhost' } }, 'web.listen_address', /\[host\]:port/),
@@ -184,6 +185,7 @@ const CASES: Case[] = [
   c('modules.<key>.tls.ca_file', module({ tls: { ca_file: MISSING } }), 'modules.default.tls.ca_file', /cannot read .*ENOENT/),
   c('modules.<key>.tls.insecure_skip_verify', module({ tls: { insecure_skip_verify: 1 } }), 'modules.default.tls.insecure_skip_verify', /boolean/),
   c('modules.<key>.max_response_size', module({ max_response_size: 'huge' }), 'modules.default.max_response_size', /invalid size/),
+  c('modules.<key>.max_list_items', module({ max_list_items: 'many' }), 'modules.default.max_list_items', /number/i),
   c('modules.<key>.allowed_targets', { modules: { default: { username: 'admin', allowed_targets: 'http://wowza:8087' } } }, 'modules.default.allowed_targets'),
   c('servers_files', { servers_files: 'targets/*.yaml' }, 'servers_files'),
   c('servers_files', { servers_files: ['/etc/*/targets.yaml'] }, 'servers_files[0]', /only the file name may hold \* and \?/),

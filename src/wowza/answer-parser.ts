@@ -1,0 +1,139 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { z } from 'zod';
+import { assembleValue, type SlicedValue } from './answer-slices.js';
+import { validateAnswer, type AnswerOutcome } from './answer-validation.js';
+import { LIST_ANSWERS } from './schemas.js';
+
+/**
+ * Answers at least this big are parsed on a thread of their own. Parsing and validating JSON costs about 15 ms a
+ * megabyte on the event loop, which also answers /metrics and the health checks: a 32 MB list held it for over a
+ * second (6 s with its validation), long enough for a liveness probe to time out. Smaller answers, nearly all of
+ * them, cost less than the trip to the thread.
+ */
+export const THREAD_MIN_BYTES = 512 * 1024;
+
+/**
+ * Heap of the parser's thread. A 32 MB answer needs about 200 MB to parse and validate; one that needs more than this
+ * ends the thread (and the answer is refused) instead of growing the process without bound.
+ */
+const THREAD_HEAP_MB = 512;
+
+/** The thread stops after this long without work: most servers never send an answer big enough to need it. */
+const IDLE_MS = 30_000;
+
+export interface ParseRequest {
+  id: number;
+  body: Uint8Array;
+  schema: string;
+  maxItems: number;
+}
+
+export type ParseResponse =
+  | { id: number; ok: true; dropped: number; sliced: SlicedValue }
+  | { id: number; ok: false; outcome: AnswerOutcome }
+  | { id: number; ok: false; error: string };
+
+/** The parser's thread died on an answer (out of its heap, most likely): the answer is refused, never retried inline. */
+export class ParserThreadError extends Error {}
+
+const NAMES = new Map<z.ZodType, string>(Object.entries(LIST_ANSWERS).map(([name, schema]) => [schema, name]));
+
+/**
+ * Parses and validates JSON answers: small ones on the event loop, big ones of a known list schema on one thread
+ * shared by every server. The thread's result comes back in slices (answer-slices.ts), so neither the parse nor the
+ * copy back holds the event loop for long.
+ */
+export class AnswerParser {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, { resolve: (r: ParseResponse) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private idle: NodeJS.Timeout | undefined;
+  private readonly workerUrl: URL | undefined;
+
+  constructor(url: URL = new URL('./answer-worker.js', import.meta.url)) {
+    // Run from TypeScript sources (unit tests) there is no compiled thread: every answer is parsed on the event loop.
+    this.workerUrl = existsSync(fileURLToPath(url)) ? url : undefined;
+  }
+
+  /** Whether an answer of this size and schema goes to the thread. */
+  usesThread(bytes: number, schema: z.ZodType): boolean {
+    return this.workerUrl !== undefined && bytes >= THREAD_MIN_BYTES && NAMES.has(schema);
+  }
+
+  async parse(body: Buffer, schema: z.ZodType, maxItems: number): Promise<AnswerOutcome> {
+    if (!this.usesThread(body.length, schema)) return validateAnswer(body, schema, maxItems);
+    // Moved, not copied, when the body owns its memory (a body joined from chunks does): the caller is done with it.
+    const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+    const bytes = own ? body : Uint8Array.prototype.slice.call(body);
+    const id = this.nextId++;
+    const request: ParseRequest = { id, body: bytes, schema: NAMES.get(schema)!, maxItems };
+    const response = await new Promise<ParseResponse>((resolve, reject) => {
+      const worker = this.thread();
+      this.pending.set(id, { resolve, reject });
+      clearTimeout(this.idle);
+      worker.postMessage(request, [bytes.buffer as ArrayBuffer]);
+    });
+    if (!response.ok) {
+      if ('error' in response) throw new Error(response.error);
+      return response.outcome;
+    }
+    return { ok: true, data: await assembleValue(response.sliced), dropped: response.dropped };
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.idle);
+    const w = this.worker;
+    this.worker = undefined;
+    this.failAll(new ParserThreadError('the exporter is stopping'));
+    await w?.terminate();
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(this.workerUrl!, { resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } });
+    worker.unref(); // never what keeps the process alive
+    worker.on('message', (m: ParseResponse) => {
+      const p = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (this.pending.size === 0) this.stopWhenIdle(worker);
+      p?.resolve(m);
+    });
+    const died = (why: string) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      this.failAll(new ParserThreadError(why));
+    };
+    worker.on('error', (err: Error & { code?: string }) =>
+      died(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `parsing it needed more than the parser's ${THREAD_HEAP_MB} MB` : `the parser's thread failed: ${err.message}`),
+    );
+    worker.on('exit', (code) => died(`the parser's thread exited with code ${code}`));
+    this.worker = worker;
+    return worker;
+  }
+
+  private stopWhenIdle(worker: Worker): void {
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      if (this.worker !== worker || this.pending.size > 0) return;
+      this.worker = undefined;
+      void worker.terminate().catch(() => undefined);
+    }, IDLE_MS);
+    this.idle.unref();
+  }
+
+  private failAll(err: Error): void {
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) p.reject(err);
+  }
+}
+
+let shared: AnswerParser | undefined;
+
+/** The process's parser: one thread for every server's big answers. */
+export function answerParser(): AnswerParser {
+  shared ??= new AnswerParser();
+  return shared;
+}
