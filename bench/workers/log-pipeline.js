@@ -8,7 +8,7 @@ import { silentLogger } from '../../dist/logger.js';
 import { LogsConfigSchema } from '../../dist/config/logs.js';
 import { entriesOf, LineEncoder } from '../../dist/logs/transform/line-encoding.js';
 import { startLogShipping } from '../../dist/logs/pipeline.js';
-import { redactSecrets } from '../../dist/logs/transform/secret-redaction.js';
+import { redactSecrets } from '../../dist/redact.js';
 import { encodeLokiPush, LokiSink } from '../../dist/logs/sinks/loki.js';
 import { StdoutSink } from '../../dist/logs/sinks/stdout.js';
 import { encodeNdjson } from '../../dist/logs/sinks/ndjson.js';

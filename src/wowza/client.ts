@@ -19,7 +19,7 @@ import { isManagerPage } from './failure-advice.js';
 import type { StreamSessions } from './connection-counts.js';
 import { RequestDeadline } from '../request-deadline.js';
 import { redactUrl } from '../redact.js';
-import { registerSecret, scrubReceived } from '../secret-scrubber.js';
+import { scrubReceived } from '../secret-scrubber.js';
 import {
   ApplicationList,
   CurrentStats,
@@ -456,10 +456,8 @@ function logQuery(q: LogQueryParams): Record<string, string> {
  */
 function scrubCredentials(text: string | undefined, t: WowzaTarget): string | undefined {
   if (text === undefined) return undefined;
-  // Also registered here: a client built without a command (tests, /probe's modules) still hides its own password.
-  registerSecret(t.password, t.username);
-  // Every configured secret in every form; `cut`: errorMessage keeps 200 characters of a body before this sees them.
-  return scrubReceived(text, { cut: true });
+  // Every configured secret in every form, and this target's own; `cut`: errorMessage keeps 200 characters of a body.
+  return scrubReceived(text, { cut: true, own: t });
 }
 
 /** The Wowza `message` of an error body when it is the usual JSON envelope, else a short text excerpt. */

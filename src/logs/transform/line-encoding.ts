@@ -1,5 +1,5 @@
 import { compileRecordFilter, type RecordFilter, type RecordFilterSpec } from './record-filter.js';
-import { redactSecrets } from './secret-redaction.js';
+import { redactSecrets } from '../../redact.js';
 import { categoryLabel, eventLabel, severityLabel } from '../../wowza/log-vocabulary.js';
 import { addDocument, documentPrefix, type LogEntry } from './entry.js';
 import { Utf8Writer } from '../../utf8-builder.js';

@@ -9,7 +9,7 @@ import { createLogger } from '../../../../src/logger.js';
 import { EncoderPool } from '../../../../src/logs/transform/encoder-pool.js';
 import { entriesOf, LineEncoder, type EncodingSettings, type LineSegment } from '../../../../src/logs/transform/line-encoding.js';
 import { compileRecordFilter } from '../../../../src/logs/transform/record-filter.js';
-import { redactSecrets } from '../../../../src/logs/transform/secret-redaction.js';
+import { redactSecrets } from '../../../../src/redact.js';
 import { isoUtc, TimestampConverter, toUtcTimestamp } from '../../../../src/logs/transform/timestamp.js';
 import { encodeNdjson } from '../../../../src/logs/sinks/ndjson.js';
 import { severityLabel } from '../../../../src/wowza/log-vocabulary.js';
