@@ -1,5 +1,6 @@
 import { entryDocumentJson, type LogEntry } from '../transform/entry.js';
 import { RotatingFile } from './rotating-file.js';
+import { scrubSecrets } from '../../secret-scrubber.js';
 
 /** Size cap of the dead-letter file and rotated copies kept: it must not fill the disk on a bad day. */
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -19,7 +20,8 @@ export class DeadLetterFile {
 
   write(sink: string, reason: string, entries: readonly LogEntry[], status?: number): Promise<void> {
     const time = new Date().toISOString();
-    const head = JSON.stringify({ time, sink, reason, ...(status !== undefined ? { status } : {}) }).slice(0, -1);
+    // The reason quotes what the receiver answered: once more scrubbed of every configured secret, whoever wrote it.
+    const head = JSON.stringify({ time, sink, reason: scrubSecrets(reason), ...(status !== undefined ? { status } : {}) }).slice(0, -1);
     let text = '';
     for (const e of entries) {
       // `entry` is spliced in as the document's JSON text: same output as an object there, without parsing it back.

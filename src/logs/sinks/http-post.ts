@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { Agent, request } from '../../undici-core.js';
 import { RequestDeadline } from '../../request-deadline.js';
 import { redactUrl } from '../../redact.js';
+import { scrubReceived } from '../../secret-scrubber.js';
 import { parseRetryAfter } from './backoff.js';
 import { DeliveryError } from './sink.js';
 
@@ -80,7 +81,8 @@ async function checkResponse(res: Dispatcher.ResponseData, where: string, scrub:
     return;
   }
   const text = await readStart(res.body, 8 * 1024);
-  const excerpt = scrub(text.replace(/\s+/g, ' ').trim()).slice(0, BODY_EXCERPT);
+  // Scrubbed whole, then cut: a cut first could leave the start of a secret.
+  const excerpt = scrubReceived(scrub(text)).replace(/\s+/g, ' ').trim().slice(0, BODY_EXCERPT);
   const message = `${where} answered HTTP ${status}${excerpt ? `: ${excerpt}` : ''}`;
   const retryable = status === 408 || status === 429 || status >= 500;
   const retryAfterMs = retryable ? parseRetryAfter(res.headers['retry-after']) : undefined;
@@ -89,7 +91,8 @@ async function checkResponse(res: Dispatcher.ResponseData, where: string, scrub:
 
 /**
  * A receiver (or a proxy) may quote the request in its error page: the values of the headers sent
- * (Authorization, tokens in custom headers) and anything after an auth scheme are blanked.
+ * (Authorization, tokens in custom headers) and anything after an auth scheme are blanked; scrubReceived then
+ * blanks every configured secret in every form (a receiver may decode the Basic header and quote the password).
  */
 function scrubber(headers: Readonly<Record<string, string>>): (text: string) => string {
   const values = Object.entries(headers)

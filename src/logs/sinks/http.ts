@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { entryDocument, type LogEntry } from '../transform/entry.js';
 import { createSinkAgent, httpPost, type SinkTls } from './http-post.js';
 import { Utf8Builder } from '../../utf8-builder.js';
+import { registerSecret } from '../../secret-scrubber.js';
 import type { LogSink } from './sink.js';
 
 export interface HttpSinkOptions {
@@ -16,6 +17,23 @@ export interface HttpSinkOptions {
   bearerToken?: string;
 }
 
+/** Headers whose values are credentials (any header's value is blanked in the sink's own answers: http-post.ts). */
+const CREDENTIAL_HEADER = /auth|token|key|secret|passw|cookie|session|signature/i;
+
+/**
+ * A credential header's value, without its scheme, and the password of a Basic one, registered for the process: a
+ * receiver may quote them back in any form. Values under 4 characters would blank unrelated text everywhere.
+ */
+function registerHeaderSecret(value: string): void {
+  const credentials = value.replace(/^(?:Basic|Bearer|Digest|Token)\s+/i, '');
+  for (const v of [value, credentials]) if (v.length >= 4) registerSecret(v);
+  if (/^Basic\s/i.test(value)) {
+    const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon >= 0 && decoded.length - colon > 4) registerSecret(decoded.slice(colon + 1), decoded.slice(0, colon));
+  }
+}
+
 /** POSTs each batch as a JSON array of records to a URL (a webhook, Vector's http source, Logstash...). */
 export class HttpSink implements LogSink {
   readonly name: string;
@@ -28,7 +46,11 @@ export class HttpSink implements LogSink {
     this.ownsDispatcher = !options.dispatcher;
     this.dispatcher = options.dispatcher ?? createSinkAgent(options.tls);
     this.headers = {};
-    for (const [k, v] of Object.entries(options.headers ?? {})) this.headers[k.toLowerCase()] = v;
+    for (const [k, v] of Object.entries(options.headers ?? {})) {
+      this.headers[k.toLowerCase()] = v;
+      if (CREDENTIAL_HEADER.test(k)) registerHeaderSecret(v);
+    }
+    registerSecret(options.bearerToken);
     if (options.bearerToken) this.headers.authorization = `Bearer ${options.bearerToken}`;
   }
 

@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 import { entryLokiLine, entryRecord, type LogEntry } from '../transform/entry.js';
 import { createSinkAgent, httpPost, type SinkTls } from './http-post.js';
 import { Utf8Builder } from '../../utf8-builder.js';
+import { registerSecret } from '../../secret-scrubber.js';
 import type { LogSink } from './sink.js';
 
 export interface LokiStream {
@@ -160,6 +161,9 @@ export class LokiSink implements LogSink {
     this.url = lokiPushUrl(options.url);
     this.headers ??= {};
     if (options.tenantId) this.headers['x-scope-orgid'] = options.tenantId;
+    // Registered for the process: a receiver may quote them back in any form (what it answers is scrubbed of them).
+    registerSecret(options.basicAuth?.password, options.basicAuth?.username);
+    registerSecret(options.bearerToken);
     if (options.basicAuth) {
       const token = Buffer.from(`${options.basicAuth.username}:${options.basicAuth.password}`).toString('base64');
       this.headers.authorization = `Basic ${token}`;

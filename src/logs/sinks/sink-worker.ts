@@ -1,6 +1,7 @@
 import type { Logger } from '../../logger.js';
 import type { AckTicket } from '../acks/ack-tracker.js';
 import { sleep } from '../../abortable-sleep.js';
+import { scrubSecrets } from '../../secret-scrubber.js';
 import { backoffDelay } from './backoff.js';
 import type { DeadLetterFile } from './dead-letter.js';
 import { entryBytes, entryFootprint, type LogEntry } from '../transform/entry.js';
@@ -98,7 +99,7 @@ export class SinkWorker {
     this.name = options.sink.name;
     // run() handles its own failures; this catch only keeps a bug from becoming an unhandled rejection.
     this.loop = this.run().catch((err: unknown) => {
-      options.logger.error({ error: (err as Error).message }, 'sink worker stopped unexpectedly');
+      options.logger.error({ error: scrubSecrets((err as Error).message ?? String(err)) }, 'sink worker stopped unexpectedly');
     });
   }
 
@@ -274,17 +275,19 @@ export class SinkWorker {
       } catch (err) {
         if (this.abort.signal.aborted) return; // shutdown deadline: the batch stays unacknowledged
         const failure = err instanceof DeliveryError ? err : new DeliveryError((err as Error).message ?? String(err), true);
+        // A sink's message may quote its receiver: no configured secret reaches the log or the dead-letter file.
+        const message = scrubSecrets(failure.message);
         for (const g of groups) metrics?.failures.inc({ server: g.server, log_type: g.log_type, sink: this.name });
         if (!failure.retryable) {
-          await this.deadLetter(batch, groups, failure.message, failure.details.status);
+          await this.deadLetter(batch, groups, message, failure.details.status);
           return;
         }
         if (retry.maxRetries !== undefined && attempt > retry.maxRetries) {
-          await this.deadLetter(batch, groups, `gave up after ${retry.maxRetries} retries: ${failure.message}`, failure.details.status);
+          await this.deadLetter(batch, groups, `gave up after ${retry.maxRetries} retries: ${message}`, failure.details.status);
           return;
         }
         const delay = failure.details.retryAfterMs ?? backoffDelay(attempt, { minMs: retry.minBackoffMs, maxMs: retry.maxBackoffMs }, this.options.random);
-        logger.warn({ error: failure.message, lines: batch.length, attempt, retryInMs: delay }, 'sending logs failed; retrying');
+        logger.warn({ error: message, lines: batch.length, attempt, retryInMs: delay }, 'sending logs failed; retrying');
         await sleep(delay, this.abort.signal);
         if (this.abort.signal.aborted) return;
       }
