@@ -1,6 +1,7 @@
 import { M } from '../metrics/definitions.js';
 import { labelValueTooLong } from '../metrics/label-bounds.js';
 import type { MetricSet } from '../metrics/metric-set.js';
+import { scrubReceived } from '../secret-scrubber.js';
 import { recorderStartSeconds } from '../wowza/recorder-time.js';
 import { StreamRecorder } from '../wowza/schemas.js';
 import type { Collector, PollContext } from './collector.js';
@@ -52,8 +53,10 @@ function addRecorder(ctx: PollContext, out: MetricSet, where: InstanceRef, raw: 
   out.add(M.recorderSize, labels, r.currentSize, 'currentSize');
   out.add(M.recorderDuration, labels, r.currentDuration === null || r.currentDuration === undefined ? undefined : r.currentDuration / 1000, 'currentDuration');
   out.add(M.recorderStart, labels, startSeconds(r.recordingStartTime, out), 'recordingStartTime');
+  // The server's words may quote a URL or a request with its credentials: scrubbed whole (a cut could keep the start
+  // of a secret), then cleaned for a log line and a page.
   // eslint-disable-next-line no-control-regex -- a message for a log line and a page: no control characters
-  const error = (r.recorderErrorString ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 300);
+  const error = scrubReceived(r.recorderErrorString ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 300);
   out.add(M.recorderError, labels, error === '' ? 0 : 1);
   // The message goes to the log (when it changes) and the status page, never into a label.
   const object = `${where.vhost}/${where.app}/${where.instance.name}/${r.recorderName}`;

@@ -6,13 +6,14 @@ import type { PollResult } from '../polling/poll-result.js';
 import type { Shard } from '../config/shard.js';
 import { M } from '../metrics/definitions.js';
 import type { WowzaTarget } from '../wowza/client.js';
+import { scrubSecrets } from '../secret-scrubber.js';
 
 /**
  * The state `GET /api/v1/status` serves and the status page renders: every server and collector, log shipping,
  * webhooks and Wowza Video, from what the exporter already keeps. The shape is documented (docs/status-api.md)
  * and only grows: a field, once there, keeps its name and meaning. Times are ISO 8601 UTC; a value not known
  * yet is null. Nothing here carries a secret: URLs are validated to hold no credentials, and error messages are
- * the logged ones, scrubbed where they are made.
+ * the logged ones, scrubbed where they are made, and once more here of every configured secret (shown()).
  */
 
 export interface CollectorStatus {
@@ -177,6 +178,9 @@ function valuesOf(set: MetricSet, identity: readonly string[]): (name: string, l
   };
 }
 
+/** An error message as shown: what servers and sinks said may hold a secret in any form, whoever forgot to scrub it. */
+const shown = (message: string | null | undefined) => (message == null ? null : scrubSecrets(message));
+
 export class StatusFacts {
   readonly servers = new Map<string, ServerFacts>();
   video: VideoFacts | undefined;
@@ -208,7 +212,7 @@ export class StatusFacts {
           recording: value(M.recorderRecording.name, l) === 1,
           duration_seconds: value(M.recorderDuration.name, l) ?? null,
           size_bytes: value(M.recorderSize.name, l) ?? null,
-          error: set.notes.get(`recorder_error\u0000${l.vhost}/${l.application}/${l.app_instance}/${l.recorder}`) ?? null,
+          error: shown(set.notes.get(`recorder_error\u0000${l.vhost}/${l.application}/${l.app_instance}/${l.recorder}`)),
         }));
     } else if (spec.collector === 'stream_target') {
       const value = valuesOf(set, ['vhost', 'application', 'entry']);
@@ -302,7 +306,7 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
       name: t.name,
       url: t.url,
       up: reached ?? null,
-      down_reason: reached === false ? (src.downReason?.(t.name)?.cause ?? null) : null,
+      down_reason: reached === false ? shown(src.downReason?.(t.name)?.cause) : null,
       down_fix: reached === false ? (src.downReason?.(t.name)?.fix ?? null) : null,
       version: f.version ?? null,
       build: f.build ?? null,
@@ -322,14 +326,14 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
           name: j.collector,
           success: j.last ? j.last.ok : null,
           reason: j.last?.reason ?? null,
-          error: j.last?.error ?? null,
+          error: shown(j.last?.error),
           last_poll: iso(j.last?.at),
           duration_seconds: j.last ? j.last.seconds : null,
           interval_seconds: j.intervalMs / 1000,
           interval_reason: j.intervalReason ?? null,
           series: j.last?.ok ? j.last.series : null,
           objects: j.last?.objects
-            ? { total: j.last.objects.total, failed: j.last.objects.failed, last_reason: j.last.objects.lastReason ?? null, last_error: j.last.objects.lastError ?? null }
+            ? { total: j.last.objects.total, failed: j.last.objects.failed, last_reason: j.last.objects.lastReason ?? null, last_error: shown(j.last.objects.lastError) }
             : null,
         })),
     };
@@ -368,7 +372,7 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
           rotation_gaps: gaps!.get(key) ?? 0,
           read_failures: failures!.get(key) ?? 0,
           oldest_unacked_seconds: f.oldestUnackedSeconds,
-          last_error: f.lastError?.message ?? null,
+          last_error: shown(f.lastError?.message),
           last_error_at: iso(f.lastError?.at),
           failing: f.lastError?.failing ?? false,
         };
@@ -401,7 +405,7 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
     ? {
         success: videoJob.last ? videoJob.last.ok : null,
         reason: videoJob.last?.reason ?? null,
-        error: videoJob.last?.error ?? null,
+        error: shown(videoJob.last?.error),
         last_poll: iso(videoJob.last?.at),
         schedules: src.facts.video?.schedules ?? [],
       }

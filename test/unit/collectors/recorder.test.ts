@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { recorderCollector } from '../../../src/collectors/recorder.js';
@@ -7,6 +9,13 @@ import type { PollContext } from '../../../src/collectors/collector.js';
 import type { Topology } from '../../../src/collectors/discovery.js';
 import { MetricSet } from '../../../src/metrics/metric-set.js';
 import { WowzaHttpError } from '../../../src/wowza/errors.js';
+import { Notices } from '../../../src/collectors/notices.js';
+import { createLogger } from '../../../src/logger.js';
+import { registerSecret } from '../../../src/secret-scrubber.js';
+import { buildStatus, StatusFacts } from '../../../src/status/status-api.js';
+import type { PollJobSpec } from '../../../src/polling/scheduler.js';
+import type { WowzaTarget } from '../../../src/wowza/client.js';
+import { secretForms, secretLeaks } from '../../helpers/secret-forms.js';
 
 const recorder = (name: string, state = 'Recording in progress') => ({ recorderName: name, recorderState: state, recorderErrorString: '', currentSize: 1000, currentDuration: 2500, recordingStartTime: '2026-11-25T10:00:00Z', fileFormat: 'MP4', segmentationType: 'None' });
 
@@ -82,6 +91,37 @@ describe('the recorder fields a real server writes (issue 38)', () => {
     expect(out.samples('wowza_stream_recorder_info')[0]!.labels.state).toBe('Recording in progress');
     expect([...out.drops.keys()]).toEqual([]);
     expect(out.unknowns.size).toBe(0);
+  });
+});
+
+describe('a recorder error string that quotes the WSE password (issue 47)', () => {
+  it('reaches neither the warn log nor /api/v1/status, in any form', async () => {
+    const password = 'Wse!pa5s"w\\rd';
+    // What serve registers from the configuration at start.
+    registerSecret(password, 'admin');
+    const forms = Object.values(secretForms(password, 'admin'));
+    const said = `Failed to open rtmp://admin:${password}@10.0.0.1/live for writing: ${forms.join(' | ')}; Authorization: Basic ${forms.at(-1)}`;
+    const lines: string[] = [];
+    const log = createLogger({ level: 'debug', destination: new Writable({ write: (c: Buffer, _e, cb) => cb(void lines.push(c.toString('utf8'))) }) });
+    const { ctx } = context({ instances: [instance('live', [{ ...recorder('rec1', 'Waiting for stream'), recorderErrorString: said }])] }, async () => ({}));
+    const polled = { ...ctx, log, notices: new Notices() } as PollContext;
+    const out = new MetricSet();
+    await recorderCollector.poll(polled, out);
+    expect(out.samples('wowza_stream_recorder_error')[0]!.value).toBe(1);
+
+    const facts = new StatusFacts();
+    facts.record({ server: 'wse-1', collector: 'recorder' } as PollJobSpec, { collector: 'recorder', ok: true, seconds: 0, set: out, reached: true });
+    const target = { name: 'wse-1', url: 'http://127.0.0.1:8087' } as WowzaTarget;
+    const status = await buildStatus({ startedAt: 0, ready: true, shard: undefined, servers: new Map([['wse-1', target]]), reached: () => true, jobs: [], facts, registry: new Registry() });
+    const shown = status.servers[0]!.recorders![0]!.error!;
+    expect(shown).toMatch(/^Failed to open rtmp:\/\/10\.0\.0\.1\/live for writing: \[REDACTED\]/);
+    const log_ = lines.join('');
+    expect(log_).toMatch(/stream recorder reports an error/);
+    // The log is JSON: what it holds is searched as written and as read back.
+    const logged = lines.map((l) => JSON.parse(l) as { message?: string }).map((l) => l.message ?? '').join('\n');
+    const statusJson = JSON.stringify(status);
+    const leaks = [log_, logged, shown, statusJson].flatMap((text, i) => secretLeaks(['log', 'log message', 'status error', 'status JSON'][i]!, text, password, 'admin'));
+    expect(leaks).toEqual([]);
   });
 });
 
