@@ -8,6 +8,7 @@ import { OneOffSession } from '../polling/server-session.js';
 import { streamIntervalWithin } from '../polling/request-budget.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../logger.js';
+import { scrubSecrets, type OwnSecret } from '../secret-scrubber.js';
 import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
 import { parseChallenges } from '../wowza/digest.js';
 import { WowzaError, WowzaUnparsableError } from '../wowza/errors.js';
@@ -44,7 +45,8 @@ function portOf(u: URL): number {
 /** Runs the checks in order, stopping where a later check cannot mean anything. */
 export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
-  const add = (r: CheckResult) => {
+  const add = (found: CheckResult) => {
+    const r = scrubbed(found, o.target);
     results.push(r);
     o.emit?.(r);
     return r;
@@ -125,6 +127,24 @@ export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
     await client.close();
   }
   return results;
+}
+
+/**
+ * A result as printed: messages quote what servers answered (and undici's errors), which may hold a secret in any
+ * form. The configured secrets go, not credentials after an auth scheme: the doctor's own words name Basic and Digest.
+ */
+function scrubbed(r: CheckResult, own: OwnSecret): CheckResult {
+  const out: CheckResult = { ...r, message: scrubSecrets(r.message, own) };
+  if (r.fix !== undefined) out.fix = scrubSecrets(r.fix, own);
+  if (r.details !== undefined) out.details = scrubbedValue(r.details, own) as Record<string, unknown>;
+  return out;
+}
+
+function scrubbedValue(value: unknown, own: OwnSecret): unknown {
+  if (typeof value === 'string') return scrubSecrets(value, own);
+  if (Array.isArray(value)) return value.map((v) => scrubbedValue(v, own));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubbedValue(v, own)]));
+  return value;
 }
 
 function failure(check: string, err: unknown, fix?: string): CheckResult {
