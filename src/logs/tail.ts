@@ -1,7 +1,9 @@
 import { escapeControlCharacters, stringifyJsonSafely } from '../control-characters.js';
 import { silentLogger, type Logger } from '../logger.js';
+import { redactSecrets } from '../redact.js';
 import { LogFollower, type FollowerChunk, type ServerFilter } from './source/follower.js';
 import type { LogSource } from './source/source.js';
+import type { LogRecord } from './transform/w3c-parser.js';
 
 export interface TailOptions {
   source: LogSource;
@@ -21,6 +23,11 @@ export interface TailOptions {
   out: NodeJS.WritableStream;
   /** `out` is a terminal: raw lines are shown with their control characters escaped, never acted on. */
   terminal?: boolean;
+  /**
+   * Blank credentials in URLs and token-like query values in JSON records, as the sinks do (`logs.redact_secrets`,
+   * default true). Raw lines stay as the server holds them.
+   */
+  redactSecrets?: boolean;
   signal?: AbortSignal;
   lineCount?: number;
   followIntervalMs?: number;
@@ -34,12 +41,22 @@ function forTerminal(line: string): string {
   return escapeControlCharacters(line.endsWith('\r') ? line.slice(0, -1) : line);
 }
 
+/** Each text field redacted: the same as parsing the redacted line (no pattern crosses a tab), which the sinks do. */
+function redactRecord(record: LogRecord): LogRecord {
+  const out: LogRecord = {};
+  for (const [k, v] of Object.entries(record)) out[k] = typeof v === 'string' ? redactSecrets(v) : v;
+  return out;
+}
+
 /** Renders a chunk: raw lines, or NDJSON of the records (C1 and bidi escaped too, which JSON.stringify leaves). */
-function render(chunk: FollowerChunk, format: 'json' | 'raw', terminal: boolean): string {
+function render(chunk: FollowerChunk, format: 'json' | 'raw', terminal: boolean, redact: boolean): string {
   let text = '';
   for (const { text: line, parsed } of chunk.lines) {
     if (format === 'raw') text += (terminal ? forTerminal(line) : line) + '\n';
-    else if (parsed.kind === 'record') text += stringifyJsonSafely({ server: chunk.server, log_type: chunk.logType, ...parsed.record }) + '\n';
+    else if (parsed.kind === 'record') {
+      const record = redact ? redactRecord(parsed.record) : parsed.record;
+      text += stringifyJsonSafely({ server: chunk.server, log_type: chunk.logType, ...record }) + '\n';
+    }
   }
   return text;
 }
@@ -87,7 +104,7 @@ export async function tailLog(options: TailOptions): Promise<void> {
     ...(options.serverFilter ? { serverFilter: options.serverFilter } : {}),
     ...(options.timeZone ? { timeZone: options.timeZone } : {}),
     logger: options.logger ?? silentLogger(),
-    deliver: (chunk) => write(render(chunk, format, options.terminal === true)),
+    deliver: (chunk) => write(render(chunk, format, options.terminal === true, options.redactSecrets !== false)),
   });
   try {
     await follower.run(stop.signal, options.follow ?? false);
