@@ -5,6 +5,7 @@ import { stringifyJsonSafely } from '../control-characters.js';
 import { runDoctor } from '../doctor/checks.js';
 import { formatResult, type CheckResult } from '../doctor/report.js';
 import { createLogger, silentLogger } from '../logger.js';
+import { registerConfiguredSecrets } from './configured-secrets.js';
 import { configFlagsFrom, withPollFlags, withWowzaFlags } from './flags.js';
 
 export const doctorCommand: CommandModule = {
@@ -21,6 +22,7 @@ export const doctorCommand: CommandModule = {
     const flags = configFlagsFrom(argv);
     const warnLog = createLogger({ level: 'warn' });
     const runtime = loadConfig(flags, process.env, (msg, meta) => warnLog.warn(meta, msg));
+    registerConfiguredSecrets(runtime);
     const collectors = wseCollectorsEnabled(runtime.collectors);
     const json = argv.json === true;
     const all: Array<{ server: string; url: string; results: CheckResult[] }> = [];

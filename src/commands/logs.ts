@@ -7,6 +7,7 @@ import { guardLogType, unknownLogTypeMessage } from '../logs/source/unknown-log-
 import { parseServerFilterFlags, resolveLogType } from '../wowza/log-vocabulary.js';
 import { WowzaClient } from '../wowza/client.js';
 import { WowzaLogSource } from '../logs/source/rest-source.js';
+import { registerConfiguredSecrets } from './configured-secrets.js';
 import { configFlagsFrom, withWowzaFlags } from './flags.js';
 
 const tail: CommandModule = {
@@ -28,6 +29,7 @@ const tail: CommandModule = {
   handler: async (argv) => {
     const warn = createLogger({ level: 'warn' });
     const runtime = loadConfig(configFlagsFrom(argv), process.env, (m, meta) => warn.warn(meta, m));
+    registerConfiguredSecrets(runtime);
     if (runtime.servers.length !== 1) throw new ConfigError(`logs tail reads one server; ${runtime.servers.length} are configured (pass one --wowza.url)`);
     let flags;
     try {
@@ -70,6 +72,7 @@ const tail: CommandModule = {
         terminal: process.stdout.isTTY === true,
         signal: stop.signal,
         timeZone: runtime.config.logs?.time_zone,
+        redactSecrets: runtime.config.logs?.redact_secrets ?? true,
         logger: warn,
       });
     } catch (err) {

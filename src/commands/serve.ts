@@ -4,6 +4,7 @@ import { ConfigError } from '../config/errors.js';
 import { startExporter, type ReloadOutcome } from '../exporter.js';
 import { createLogger } from '../logger.js';
 import { reportConfigCheck } from './config-check.js';
+import { registerConfiguredSecrets } from './configured-secrets.js';
 import { configFlagsFrom, withServeFlags } from './flags.js';
 import { onShutdown, SHUTDOWN_MARGIN_MS } from './lifecycle.js';
 
@@ -37,6 +38,7 @@ export const serveCommand: CommandModule = {
     }
     const boot = createLogger({ level: (flags.logLevel as 'info') ?? 'info', format: (flags.logFormat as 'json') ?? 'json' });
     const runtime = loadConfig(flags, process.env, (msg, meta) => boot.warn(meta, msg));
+    registerConfiguredSecrets(runtime);
     const logger = createLogger({ level: runtime.config.log.level, format: runtime.config.log.format });
     // Reloads run one at a time: a SIGHUP during a POST /-/reload waits for it.
     let reloading: Promise<ReloadOutcome> = Promise.resolve({ ok: true });
@@ -45,6 +47,7 @@ export const serveCommand: CommandModule = {
         try {
           // The same flags and files as at start: the config file and every secret file are read again.
           const next = loadConfig(flags, process.env, (msg, meta) => logger.warn(meta, msg));
+          registerConfiguredSecrets(next);
           await exporter.reload(next);
           exporter.self.reloadSuccessful.set(1);
           exporter.self.reloadSuccessTime.set(Date.now() / 1000);

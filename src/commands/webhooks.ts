@@ -4,8 +4,10 @@ import { loadConfig } from '../config/load.js';
 import { readSecretFile } from '../config/secrets.js';
 import { escapeControlCharacters as shown, escapeControlCharactersButNewlines, stringifyJsonSafely } from '../control-characters.js';
 import { createLogger } from '../logger.js';
+import { registerSecret } from '../secret-scrubber.js';
 import { WowzaClient } from '../wowza/client.js';
 import { DEFAULT_CRITERIA, setupWebhooks, webhookStatus, type DeliveryAuth } from '../webhooks/setup.js';
+import { registerConfiguredSecrets } from './configured-secrets.js';
 import { configFlagsFrom, withWowzaFlags } from './flags.js';
 
 const MARK = { create: '+', update: '~', unchanged: '=' } as const;
@@ -30,6 +32,7 @@ export function targetUrlFor(base: string, server: string): string {
 async function forEachServer(argv: Record<string, unknown>, fn: (client: WowzaClient, name: string) => Promise<void>): Promise<void> {
   const warn = createLogger({ level: 'warn' });
   const runtime = loadConfig(configFlagsFrom(argv), process.env, (m, meta) => warn.warn(meta, m));
+  registerConfiguredSecrets(runtime);
   let failed = false;
   for (const target of runtime.servers) {
     const client = new WowzaClient(target);
@@ -67,6 +70,8 @@ const setup: CommandModule = {
   handler: async (argv) => {
     targetUrlFor(String(argv['target-url']), 'check'); // a usage error exits 2 before any server is asked
     const secret = readSecretFile(String(argv['secret-file']), '--secret-file', (m) => process.stderr.write(`warning: ${m}\n`));
+    // Sent to the servers, which may quote it back in an error.
+    registerSecret(secret);
     await forEachServer(argv, async (client, name) => {
         const changes = await setupWebhooks(client, {
           targetUrl: targetUrlFor(String(argv['target-url']), name),

@@ -15,6 +15,7 @@ import {
 import { hasNextPage, type Pagination } from './pagination.js';
 import { parseRetryAfter } from './retry-after.js';
 import { RequestDeadline } from '../request-deadline.js';
+import { scrubReceived } from '../secret-scrubber.js';
 import { ScheduleEnvelopeSchema, ScheduleListSchema, type Schedule, type ScheduleSummary } from './schedule.js';
 import { validateSchedulePatch, type SchedulePatchInput } from './schedule-patch.js';
 import { isUsableToken } from '../config/video-token.js';
@@ -220,9 +221,12 @@ export class VideoClient {
     return `${spec.method} ${spec.path}`;
   }
 
-  /** Removes the token from text that came from elsewhere (a server echoing a header, an error's detail). */
+  /**
+   * Removes the token (in any form, with every other secret of the process) from text that came from elsewhere (a
+   * server echoing a header, an error's detail).
+   */
   private scrub(text: string): string {
-    return text.split(this.#token).join('[REDACTED]').replace(/Bearer\s+[\w.~+/=-]+/gi, 'Bearer [REDACTED]');
+    return scrubReceived(text, { own: { password: this.#token } });
   }
 
   private parse<T extends z.ZodType>(spec: RequestSpec, answer: Answer, schema: T): z.output<T> {
