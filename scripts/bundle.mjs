@@ -81,6 +81,8 @@ const bundle = await rolldown({
     'encode-worker': `${root}src/logs/transform/encode-worker.ts`,
     // Started by src/wowza/answer-parser.ts as `./answer-worker.js` beside its own chunk.
     'answer-worker': `${root}src/wowza/answer-worker.ts`,
+    // Started by src/config/target-file-thread.ts as `./target-file-worker.js` beside its own chunk.
+    'target-file-worker': `${root}src/config/target-file-worker.ts`,
   },
   platform: 'node',
   plugins: [leaveOut],

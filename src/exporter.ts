@@ -104,7 +104,10 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       await logs.unfollow(name);
       await forgetServer(self.registry, name);
     },
-    applied: (count) => self.servers.set(count),
+    applied: (count, overLimit) => {
+      self.servers.set(count);
+      self.serversOverLimit.set(overLimit);
+    },
   });
   finder.startRetries(() => runtime.servers, () => servers.apply());
 
@@ -128,11 +131,13 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     await logs.stop();
     throw err;
   }
-  servers.startFiles();
-  await servers.apply();
+  // Polling starts first and servers join it as they are added: a fleet's target file is added in steps (server-set.ts),
+  // and the exporter is ready once all of them are in and polled once.
+  const filesRead = servers.startFiles();
+  scheduler.holdReady(Promise.all([servers.apply(), filesRead.then(() => servers.apply())]));
   scheduler.start();
 
-  logger.info({ url: http.url, servers: [...servers.polled.keys()], shard: runtime.config.shard, collectors: collectors.map((c) => c.name) }, 'exporter listening');
+  logger.info({ url: http.url, shard: runtime.config.shard, collectors: collectors.map((c) => c.name) }, 'exporter listening');
 
   /** Applies a new configuration: only what changed is restarted. */
   const reload = async (next: RuntimeConfig) => {
@@ -167,7 +172,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     }
     if (plan.restartServersFiles) {
       servers.stopFiles();
-      servers.startFiles();
+      await servers.startFiles();
     }
     await servers.apply();
   };

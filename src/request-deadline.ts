@@ -1,5 +1,3 @@
-import { setMaxListeners } from 'node:events';
-
 /**
  * The abort signal of one outgoing request: aborted when its own deadline passes or when the caller's signal
  * aborts, whichever comes first, and released (timer cleared, listener removed) as soon as the request is
@@ -28,10 +26,7 @@ export class RequestDeadline {
       return;
     }
     this.onAbort = () => this.controller.abort(caller.reason);
-    // Every request in flight listens to the caller's signal (a poll's, with tens at once); each removes its
-    // listener when done, so the count is bounded by the requests in flight, not a leak.
-    setMaxListeners(0, caller);
-    caller.addEventListener('abort', this.onAbort, { once: true });
+    follow(caller, this.onAbort);
   }
 
   get signal(): AbortSignal {
@@ -41,6 +36,30 @@ export class RequestDeadline {
   /** The request is over: nothing of it stays registered. */
   release(): void {
     clearTimeout(this.timer);
-    if (this.onAbort) this.caller?.removeEventListener('abort', this.onAbort);
+    if (this.onAbort && this.caller) followers.get(this.caller)?.delete(this.onAbort);
   }
+}
+
+/**
+ * What to call when a caller's signal aborts, per signal. A signal's own listener list costs a walk of every listener
+ * to add one: the scheduler's stop signal, followed by every poll in flight (nine per server, thousands in a fleet),
+ * made each poll's start cost as much as all the others. One listener per signal, and a Set, cost the same at any size.
+ */
+const followers = new WeakMap<AbortSignal, Set<() => void>>();
+
+function follow(signal: AbortSignal, onAbort: () => void): void {
+  let set = followers.get(signal);
+  if (!set) {
+    const fresh = new Set<() => void>();
+    followers.set(signal, (set = fresh));
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const f of [...fresh]) f();
+        fresh.clear();
+      },
+      { once: true },
+    );
+  }
+  set.add(onAbort);
 }

@@ -127,6 +127,11 @@ export const ConfigSchema = z.strictObject({
     .default([]),
   /** How often target files are read again, for file systems that report no changes. */
   servers_files_refresh_interval: Duration.default(30_000),
+  /**
+   * Servers this replica polls at most (of this shard's, config first, then the target files' in order); the rest are
+   * left out, counted in wowza_exporter_servers_over_limit and said, with --shard as the way to split them.
+   */
+  max_servers: z.number().int().positive().default(2000),
   /** This replica polls the servers whose name hashes (as Prometheus' hashmod) to `index` modulo `count`. */
   shard: z
     .strictObject({ index: z.number().int().min(0), count: z.number().int().min(1) })

@@ -94,11 +94,21 @@ export interface TargetFileCheck {
 export function checkTargetFile(path: string, modules: ReadonlySet<string>): TargetFileCheck {
   let text: string;
   try {
-    text = readRegularFile(path, 'servers_files', TARGET_FILE_MAX_BYTES, 'a target file').text;
+    text = readTargetText(path);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     return { groups: [], problems: [err.message] };
   }
+  return checkTargetText(path, text, modules);
+}
+
+/** The text of a target file, as a regular file of at most TARGET_FILE_MAX_BYTES; a ConfigError says why not. */
+export function readTargetText(path: string): string {
+  return readRegularFile(path, 'servers_files', TARGET_FILE_MAX_BYTES, 'a target file').text;
+}
+
+/** checkTargetFile of text already read (the target-file thread runs this). */
+export function checkTargetText(path: string, text: string, modules: ReadonlySet<string>): TargetFileCheck {
   let doc: unknown;
   try {
     doc = text.trim() === '' ? [] : parseYaml(text);
@@ -142,8 +152,12 @@ export function checkTargetFile(path: string, modules: ReadonlySet<string>): Tar
 export function readTargetFile(path: string, modules: ReadonlySet<string>): TargetGroup[] {
   const { groups, problems } = checkTargetFile(path, modules);
   if (problems.length === 0) return groups;
-  // One message for the log: the file once, then each problem.
-  throw new Error(problems.length === 1 ? problems[0] : `${path}: ${problems.length} problems: ${problems.map((p) => p.slice(path.length + 2)).join('; ')}`);
+  throw new Error(problemsMessage(path, problems));
+}
+
+/** One message for the log: the file once, then each problem. */
+function problemsMessage(path: string, problems: readonly string[]): string {
+  return problems.length === 1 ? problems[0]! : `${path}: ${problems.length} problems: ${problems.map((p) => p.slice(path.length + 2)).join('; ')}`;
 }
 
 /** A glob of the file name only (`*`, `?`), as a regular expression; the directory is taken literally. */
@@ -191,14 +205,26 @@ export interface ServersFilesOptions {
   onError(file: string, message: string): void;
   /** The groups changed. */
   onChange(): void;
+  /** Checks a file's text somewhere other than the event loop (a thread) when it is big; inline when not given. */
+  checkAway?: (path: string, text: string, modules: ReadonlySet<string>) => Promise<TargetFileCheck>;
 }
+
+/**
+ * Target files bigger than this are checked by `checkAway`. Parsing YAML costs about 10 ms per 10 KB on the event loop,
+ * which also answers /metrics and the health checks: a fleet's file of 10,000 targets (200 KB) held it for seconds.
+ */
+export const CHECK_AWAY_BYTES = 32 * 1024;
 
 export class ServersFiles {
   private readonly good = new Map<string, TargetGroup[]>();
   private readonly failing = new Map<string, string>();
+  /** The text each file had when it was last checked: an unchanged file is not parsed again. */
+  private readonly texts = new Map<string, string>();
   private readonly watchers: FSWatcher[] = [];
   private timer: NodeJS.Timeout | undefined;
   private debounce: NodeJS.Timeout | undefined;
+  /** Scans run one at a time; one asked for meanwhile runs after it. */
+  private scanning: Promise<void> = Promise.resolve();
 
   constructor(private readonly o: ServersFilesOptions) {}
 
@@ -213,30 +239,58 @@ export class ServersFiles {
   }
 
   /** Reads the files again; tells `onChange` when the groups are not what they were. */
-  scan(): void {
+  scan(): Promise<void> {
+    this.scanning = this.scanning.then(() => this.scanOnce()).catch((err: unknown) => {
+      this.o.logger.error({ err: (err as Error).message }, 'reading the target files failed');
+    });
+    return this.scanning;
+  }
+
+  private async scanOnce(): Promise<void> {
     const before = JSON.stringify(this.groups());
     const files = matchFiles(this.o.patterns);
     for (const known of [...this.good.keys()]) {
       if (files.includes(known)) continue;
       this.good.delete(known);
+      this.texts.delete(known);
       this.o.logger.info({ file: known }, 'target file is gone: its servers are no longer polled');
     }
     for (const file of [...this.failing.keys()]) if (!files.includes(file)) this.failing.delete(file);
     for (const file of files) {
-      try {
-        this.good.set(file, readTargetFile(file, this.o.modules));
+      const { groups, problems } = await this.check(file);
+      if (problems.length === 0) {
+        this.good.set(file, groups);
         if (this.failing.delete(file)) this.o.logger.info({ file }, 'target file is valid again');
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        // Counted on every failed read; logged when the reason changes, not every re-scan.
-        this.o.onError(file, message);
-        if (this.failing.get(file) !== message) {
-          this.o.logger.warn({ file, err: message, kept: this.good.has(file) }, 'target file is broken: keeping its last good content');
-        }
-        this.failing.set(file, message);
+        continue;
       }
+      const message = problemsMessage(file, problems);
+      // Counted on every failed read; logged when the reason changes, not every re-scan.
+      this.o.onError(file, message);
+      if (this.failing.get(file) !== message) {
+        this.o.logger.warn({ file, err: message, kept: this.good.has(file) }, 'target file is broken: keeping its last good content');
+      }
+      this.failing.set(file, message);
     }
     if (JSON.stringify(this.groups()) !== before) this.o.onChange();
+  }
+
+  /** One file's groups or problems; a file whose text has not changed since it was good is not parsed again. */
+  private async check(file: string): Promise<TargetFileCheck> {
+    let text: string;
+    try {
+      text = readTargetText(file);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      this.texts.delete(file);
+      return { groups: [], problems: [err.message] };
+    }
+    const good = this.good.get(file);
+    if (good && !this.failing.has(file) && this.texts.get(file) === text) return { groups: good, problems: [] };
+    const away = this.o.checkAway && Buffer.byteLength(text) > CHECK_AWAY_BYTES ? this.o.checkAway : undefined;
+    const result = away ? await away(file, text, this.o.modules) : checkTargetText(file, text, this.o.modules);
+    if (result.problems.length === 0) this.texts.set(file, text);
+    else this.texts.delete(file);
+    return result;
   }
 
   /** Watches the directories and re-scans every `refreshMs`. */
@@ -250,14 +304,14 @@ export class ServersFiles {
         // A directory that does not exist yet: the re-scan picks it up.
       }
     }
-    this.timer = setInterval(() => this.scan(), this.o.refreshMs);
+    this.timer = setInterval(() => void this.scan(), this.o.refreshMs);
     this.timer.unref();
   }
 
   /** Editors write in several steps: one re-scan shortly after the last event. */
   private soon(): void {
     clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => this.scan(), 200);
+    this.debounce = setTimeout(() => void this.scan(), 200);
     this.debounce.unref();
   }
 

@@ -1,6 +1,7 @@
 import { ConfigError } from '../config/errors.js';
 import { fileTarget, type RuntimeConfig } from '../config/load.js';
 import { ServersFiles } from '../config/servers-files.js';
+import { checkTargetTextOnThread } from '../config/target-file-thread.js';
 import { inShard } from '../config/shard.js';
 import type { Logger } from '../logger.js';
 import { formatServerLabels } from '../metrics/server-labels.js';
@@ -25,9 +26,19 @@ export interface ServerSetOptions {
   added: (name: string, server: PolledServer) => void;
   /** Stops everything of a server. */
   removed: (name: string) => Promise<void>;
-  /** After each change: how many servers are polled. */
-  applied: (count: number) => void;
+  /** After each change (and each batch of one): how many servers are polled, and how many max_servers leaves out. */
+  applied: (count: number, overLimit: number) => void;
 }
+
+/**
+ * Servers started together, then a pause: a target file of thousands starts polling in steps, each server within its
+ * own request budget, instead of thousands of connections and polls in the same second; and the event loop answers
+ * /metrics and the health checks between steps.
+ */
+const BATCH = 10;
+const BATCH_PAUSE_MS = 20;
+/** Servers added with a line each; past these, one line says how many more. */
+const SAID = 50;
 
 /**
  * The servers polled now, brought in line with the ones wanted (the configuration's, the target files', this
@@ -43,6 +54,8 @@ export class ServerSet {
   /** Changes are applied one at a time, in order. */
   #applying: Promise<void> = Promise.resolve();
   #files: ServersFiles | undefined;
+  /** The exporter is stopping: an apply under way adds no more servers. */
+  #stopped = false;
 
   constructor(private readonly o: ServerSetOptions) {}
 
@@ -65,7 +78,10 @@ export class ServerSet {
     return this.#applying;
   }
 
-  /** The servers the configuration and the target files name, this shard's only, the first of each name. */
+  /**
+   * The servers the configuration and the target files name, this shard's only, the first of each name, at most
+   * max_servers of them (the configuration's first, then the files' in order: the same ones every time).
+   */
   desired(): Map<string, Omit<PolledServer, 'settings'>> {
     const runtime = this.o.runtime();
     const out = new Map<string, Omit<PolledServer, 'settings'>>();
@@ -92,7 +108,24 @@ export class ServerSet {
         }
       }
     }
+    this.#sayLimit(out.size, runtime.config.max_servers);
+    if (out.size > runtime.config.max_servers) return new Map([...out].slice(0, runtime.config.max_servers));
     return out;
+  }
+
+  /** How many servers max_servers left out at the last look. */
+  #overLimit = 0;
+
+  #sayLimit(wanted: number, max: number): void {
+    const over = Math.max(0, wanted - max);
+    if (over === this.#overLimit) return;
+    this.#overLimit = over;
+    if (over > 0) {
+      this.o.logger.warn(
+        { wanted, max_servers: max, left_out: over },
+        `more servers than max_servers: ${over} of ${wanted} are not polled (wowza_exporter_servers_over_limit); split them over replicas with --shard i/N, or raise max_servers`,
+      );
+    } else this.o.logger.info({ wanted, max_servers: max }, 'every server is polled again: the servers fit max_servers');
   }
 
   /** Brings the polled servers in line with `desired()`. */
@@ -109,20 +142,30 @@ export class ServerSet {
           this.o.logger.info({ server: name }, w ? 'server settings changed: polling it anew' : 'server removed: no longer polled');
         }
       }
+      let added = 0;
       for (const [name, w] of want) {
         if (this.#polled.has(name)) continue;
+        if (added > 0 && added % BATCH === 0) {
+          this.o.applied(this.#polled.size, this.#overLimit);
+          await new Promise((resolve) => setTimeout(resolve, BATCH_PAUSE_MS));
+          // Shutting down: the rest are not started (close waits for this apply).
+          if (this.#stopped) break;
+        }
         this.#add(name, { ...w, settings: JSON.stringify(w) });
-        this.o.logger.info({ server: name, url: w.target.url }, 'server added: polling it');
+        added++;
+        if (added <= SAID) this.o.logger.info({ server: name, url: w.target.url }, 'server added: polling it');
       }
-      this.o.applied(this.#polled.size);
+      // A fleet's start is one line per server for the first few, then one for the rest.
+      if (added > SAID) this.o.logger.info({ servers: added - SAID }, 'more servers added: polling them');
+      this.o.applied(this.#polled.size, this.#overLimit);
     });
     return this.#applying;
   }
 
-  /** Reads the target files (`servers_files`) and watches them; a change is applied like a reload. */
-  startFiles(): void {
+  /** Reads the target files (`servers_files`) and watches them; a change is applied like a reload. Resolves once they are read. */
+  startFiles(): Promise<void> {
     const runtime = this.o.runtime();
-    if (runtime.config.servers_files.length === 0) return;
+    if (runtime.config.servers_files.length === 0) return Promise.resolve();
     this.#files = new ServersFiles({
       patterns: runtime.config.servers_files,
       refreshMs: runtime.config.servers_files_refresh_interval,
@@ -130,19 +173,21 @@ export class ServerSet {
       logger: this.o.logger.child({ component: 'servers_files' }),
       onError: (file) => this.o.onFileError(file),
       onChange: () => void this.apply(),
+      checkAway: checkTargetTextOnThread,
     });
-    this.#files.scan();
     this.#files.start();
+    return this.#files.scan();
   }
 
   /** Stops watching the target files, keeping the servers they named (shutdown: an apply in flight keeps them). */
   stopWatching(): void {
+    this.#stopped = true;
     this.#files?.stop();
   }
 
   /** Stops watching and forgets the target files (a reload reads them anew). */
   stopFiles(): void {
-    this.stopWatching();
+    this.#files?.stop();
     this.#files = undefined;
   }
 

@@ -16,6 +16,7 @@ export interface SelfMetrics {
   droppedValues: Counter<'server' | 'collector' | 'field' | 'reason'>;
   unknownValues: Counter<'server' | 'collector' | 'field'>;
   listItemsDropped: Counter<'server' | 'endpoint'>;
+  serversOverLimit: Gauge;
   seriesDropped: Gauge<'server'>;
   videoUnknownValues: Counter<'field'>;
   concurrencyLimit: Gauge<'server'>;
@@ -111,6 +112,7 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
       registers: [registry],
     }),
     servers: new Gauge({ name: 'wowza_exporter_servers', help: 'Wowza servers this exporter (this shard) polls.', registers: [registry] }),
+    serversOverLimit: new Gauge({ name: 'wowza_exporter_servers_over_limit', help: 'Servers of this shard not polled because there are more than max_servers: split them over more replicas with --shard.', registers: [registry] }),
     vanishedObjects: new Counter({
       name: 'wowza_exporter_vanished_objects_total',
       help: 'Objects (streams, vhosts, applications) discovery listed that were gone (HTTP 404) when their statistics were read; left out of that poll.',

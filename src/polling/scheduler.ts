@@ -100,7 +100,13 @@ export interface SchedulerOptions {
  */
 export class Scheduler {
   private readonly runtimes = new Map<string, ServerSession>();
-  private readonly jobs: Job[] = [];
+  /** Every job, in the order added (a Set: a fleet has tens of thousands, and servers come and go one at a time). */
+  private readonly jobs = new Set<Job>();
+  /** The jobs of each server. */
+  private readonly jobsOf = new Map<string, Job[]>();
+  /** Jobs that have not finished a poll yet, and the start-ups still adding servers: ready is when both are none. */
+  private unpolled = 0;
+  private held = 0;
   /** Latest outcome of each up-setting collector, per server. */
   private readonly reachedBy = new Map<string, Map<string, Outcome>>();
   /** The state of each server last logged: `up`, or the kind and fix of why it is down. */
@@ -122,7 +128,7 @@ export class Scheduler {
 
   /** True once every job there was at the start (and any added later) has finished a poll; it then stays true. */
   get ready(): boolean {
-    if (!this.wasReady && this.jobs.every((j) => j.polled)) {
+    if (!this.wasReady && this.started && this.unpolled === 0 && this.held === 0) {
       this.wasReady = true;
       this.readyResolve();
     }
@@ -178,7 +184,7 @@ export class Scheduler {
 
   /** Every job's spec and last poll, for the status page; the interval is the one in force, with why it differs. */
   jobStates(): JobState[] {
-    const states: JobState[] = this.jobs.map((j) => {
+    const states: JobState[] = [...this.jobs].map((j) => {
       const now = j.spec.intervalNow?.();
       return {
         server: j.spec.server,
@@ -242,7 +248,7 @@ export class Scheduler {
     this.runtimes.delete(name);
     // Its polls may wait on the budget or a walk: they end now rather than when the budget would let them.
     runtime?.stopRequests();
-    await this.removeJobs((j) => j.spec.server === name);
+    await this.stopJobs([...(this.jobsOf.get(name) ?? [])]);
     this.reachedBy.delete(name);
     this.stateSaid.delete(name);
     for (const said of this.dropsSaid) if (said.startsWith(`${name}\u0000`)) this.dropsSaid.delete(said);
@@ -253,20 +259,43 @@ export class Scheduler {
   /** A poll beside the WSE collectors (Wowza Video). */
   addJob(spec: PollJobSpec): void {
     const job: Job = { spec, again: false, polled: false, stopped: false };
-    this.jobs.push(job);
+    this.jobs.add(job);
+    this.unpolled++;
+    const mine = this.jobsOf.get(spec.server);
+    if (mine) mine.push(job);
+    else this.jobsOf.set(spec.server, [job]);
     if (this.started) void this.run(job);
   }
 
   /** Stops the jobs `which` selects and forgets them, once any running poll has ended. */
-  async removeJobs(which: (j: { spec: PollJobSpec }) => boolean): Promise<void> {
-    const going = this.jobs.filter(which);
+  removeJobs(which: (j: { spec: PollJobSpec }) => boolean): Promise<void> {
+    return this.stopJobs([...this.jobs].filter(which));
+  }
+
+  /** Stops jobs, forgets them now and their series once their running polls have ended. */
+  private async stopJobs(going: readonly Job[]): Promise<void> {
     for (const j of going) {
       j.stopped = true;
       if (j.timer) clearTimeout(j.timer);
-      this.jobs.splice(this.jobs.indexOf(j), 1);
+      if (!j.polled) this.unpolled--;
+      this.jobs.delete(j);
+      const mine = this.jobsOf.get(j.spec.server);
+      const at = mine?.indexOf(j) ?? -1;
+      if (at >= 0) mine!.splice(at, 1);
+      if (mine?.length === 0) this.jobsOf.delete(j.spec.server);
     }
     await Promise.allSettled(going.map((j) => j.running));
     for (const j of going) this.o.store.delete(j.spec.server, j.spec.collector);
+  }
+
+  /** Not ready until `adding` settles (servers still being added at start-up). */
+  holdReady(adding: Promise<unknown>): void {
+    this.held++;
+    const done = () => {
+      this.held--;
+      void this.ready;
+    };
+    adding.then(done, done);
   }
 
   start(): void {
@@ -277,7 +306,7 @@ export class Scheduler {
 
   /** Polls the given collectors of one server now (a webhook saw a change); coalesces with a running poll. */
   async refresh(server: string, collectors: string[]): Promise<void> {
-    const jobs = this.jobs.filter((j) => j.spec.server === server && collectors.includes(j.spec.collector));
+    const jobs = (this.jobsOf.get(server) ?? []).filter((j) => collectors.includes(j.spec.collector));
     jobs[0]?.spec.invalidate?.();
     await Promise.all(jobs.map((j) => this.pollNow(j)));
   }
@@ -302,6 +331,7 @@ export class Scheduler {
     if (reschedule && job.timer) clearTimeout(job.timer);
     job.running = this.pollOnce(job).finally(() => {
       job.running = undefined;
+      if (!job.polled && !job.stopped) this.unpolled--;
       job.polled = true;
       void this.ready;
       if (job.again && !this.stopped && !job.stopped) {
@@ -332,7 +362,30 @@ export class Scheduler {
     job.timer = setTimeout(() => void this.run(job), delay);
   }
 
+  /**
+   * Whether the latest poll of every collector of `server` failed to reach it (network, TLS, timeout, authentication):
+   * the server is out, not one of its endpoints.
+   */
+  private unreachable(server: string): boolean {
+    const outcomes = this.reachedBy.get(server);
+    if (!outcomes || outcomes.size === 0) return false;
+    for (const o of outcomes.values()) if (o.reached || !o.error) return false;
+    return true;
+  }
+
+  /**
+   * While its server cannot be reached at all, only the server's first job asks it; the others wait for that one's
+   * answer (on which they all poll at once). A fleet's unreachable servers then cost one request each per interval, not one per
+   * collector, and an outage is one line, not one per collector and object.
+   */
+  private waitsForProbe(job: Job): boolean {
+    if (!this.unreachable(job.spec.server)) return false;
+    const prober = this.jobsOf.get(job.spec.server)?.find((j) => j.spec.setsUp);
+    return prober !== undefined && prober !== job;
+  }
+
   private async pollOnce(job: Job): Promise<void> {
+    if (this.waitsForProbe(job)) return;
     const { server, collector } = job.spec;
     const labels = { server, collector };
     const log = this.o.logger.child({ component: 'collector', collector, server });
@@ -409,7 +462,7 @@ export class Scheduler {
     const log = this.o.logger.child({ component: 'server', server });
     if (state.up) return log.info('server answers again (wowza_up 1)');
     // The collectors' lines are said again, at their next failure, once the server is back.
-    for (const j of this.jobs) if (j.spec.server === server) j.failureSaid = undefined;
+    for (const j of this.jobsOf.get(server) ?? []) j.failureSaid = undefined;
     const a = state.advice!;
     log.warn({ cause: a.cause, fix: a.fix }, `server down (wowza_up 0): ${adviceText(a)}`);
   }
@@ -446,7 +499,11 @@ export class Scheduler {
   private recordOutcome(server: string, collector: string, result: PollResult) {
     let byCollector = this.reachedBy.get(server);
     if (!byCollector) this.reachedBy.set(server, (byCollector = new Map()));
+    const wasUnreachable = this.unreachable(server);
     byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, ...(result.error ? { error: result.error } : {}) });
+    // The server answers again: the collectors that waited for it poll now rather than at their own next interval, so
+    // every series (and wowza_up) is back within one poll.
+    if (wasUnreachable && result.reached) for (const j of this.jobsOf.get(server) ?? []) if (j.spec.collector !== collector) void this.run(j);
     const state = this.serverState(server)!;
     this.sayState(server, state);
     return state;
@@ -458,7 +515,7 @@ export class Scheduler {
     for (const j of this.jobs) if (j.timer) clearTimeout(j.timer);
     // Polls waiting on the budget or a paced walk end now, not when the budget would let them.
     for (const r of this.runtimes.values()) r.stopRequests();
-    await Promise.allSettled(this.jobs.map((j) => j.running));
+    await Promise.allSettled([...this.jobs].map((j) => j.running));
     await Promise.all([...this.runtimes.values()].map((r) => r.close()));
   }
 }

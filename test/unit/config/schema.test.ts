@@ -190,6 +190,7 @@ const CASES: Case[] = [
   c('servers_files', { servers_files: 'targets/*.yaml' }, 'servers_files'),
   c('servers_files', { servers_files: ['/etc/*/targets.yaml'] }, 'servers_files[0]', /only the file name may hold \* and \?/),
   c('servers_files_refresh_interval', { servers_files_refresh_interval: 'often' }, 'servers_files_refresh_interval', /invalid duration/),
+  c('max_servers', { max_servers: 0 }, 'max_servers', /too small|>0|positive/i),
   c('shard', { shard: '0/2' }, 'shard'),
   c('shard.index', { shard: { index: 2, count: 2 } }, 'shard.index', /must be below shard\.count/),
   c('shard.count', { shard: { index: 0, count: 0 } }, 'shard.count'),
