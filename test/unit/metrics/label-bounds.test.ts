@@ -8,7 +8,7 @@ import { connectionsByProtocol, protocolLabel, unknownProtocols } from '../../..
 import type { PollContext } from '../../../src/collectors/collector.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import { M } from '../../../src/metrics/definitions.js';
-import { labelValueTooLong, MAX_LABEL_VALUE_BYTES } from '../../../src/metrics/label-bounds.js';
+import { labelValueTooLong, MAX_LABEL_BYTES, MAX_LABEL_VALUE_BYTES, shortenLabelValue } from '../../../src/metrics/label-bounds.js';
 import { MetricSet } from '../../../src/metrics/metric-set.js';
 import type { WowzaClient } from '../../../src/wowza/client.js';
 
@@ -86,5 +86,52 @@ describe('label value length cap', () => {
     await instanceCollector.poll(ctx, out);
     expect(out.samples('wowza_stream_connected').map((s) => s.labels.stream)).toEqual(['cam1']);
     expect(Object.fromEntries(out.drops)).toEqual({ 'vhost\u0000too_long': 1, 'application\u0000too_long': 1, 'app_instance\u0000too_long': 1, 'stream\u0000too_long': 2 });
+  });
+});
+
+describe('shortening label values', () => {
+  const bytes = (v: string) => Buffer.byteLength(v, 'utf8');
+  /** Valid UTF-8 that decodes back to the same text: no lone surrogate, no cut character. */
+  const validUtf8 = (v: string) => new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(v, 'utf8')) === v && !/[\ud800-\udfff]/u.test(v);
+
+  it('leaves a value of up to MAX_LABEL_BYTES bytes alone', () => {
+    expect(MAX_LABEL_BYTES).toBe(96);
+    for (const v of ['', 'cam1', 'a'.repeat(96), 'é'.repeat(48), '3f2a9c1e-8d4b-4c2a-9e1f-7b6a5d4c3b2a_720p']) expect(shortenLabelValue(v)).toBe(v);
+  });
+
+  it('keeps a prefix and appends ~ and 16 hex digits of the hash of the whole value, never over the cap', () => {
+    const v = 'x'.repeat(250);
+    const s = shortenLabelValue(v);
+    expect(s).toMatch(/^x{79}~[0-9a-f]{16}$/);
+    expect(bytes(s)).toBe(96);
+    for (let n = 97; n <= 300; n++) expect(bytes(shortenLabelValue('y'.repeat(n)))).toBeLessThanOrEqual(96);
+  });
+
+  it('is unique for names sharing a long prefix, and the same at every call', () => {
+    const prefix = 'p'.repeat(240);
+    const names = Array.from({ length: 5000 }, (_, i) => `${prefix}${String(i).padStart(5, '0')}`);
+    const short = names.map((n) => shortenLabelValue(n));
+    expect(new Set(short).size).toBe(5000);
+    expect(names.map((n) => shortenLabelValue(n))).toEqual(short);
+    // A name one past the cap and the same name one byte longer differ too.
+    expect(shortenLabelValue('a'.repeat(97))).not.toBe(shortenLabelValue('a'.repeat(98)));
+  });
+
+  it('cuts between characters, never inside one: 2-, 3- and 4-byte characters and surrogate pairs', () => {
+    for (const ch of ['é', '€', '😀', '𝄞']) {
+      for (let lead = 0; lead < 4; lead++) {
+        const v = 'a'.repeat(lead) + ch.repeat(100);
+        const s = shortenLabelValue(v);
+        expect(bytes(s)).toBeLessThanOrEqual(96);
+        expect(bytes(s)).toBeGreaterThan(96 - 4);
+        expect(validUtf8(s)).toBe(true);
+        expect(v.startsWith(s.slice(0, s.lastIndexOf('~')))).toBe(true);
+      }
+    }
+  });
+
+  it('shortens to any given cap', () => {
+    const s = shortenLabelValue('z'.repeat(100), 40);
+    expect(s).toMatch(/^z{23}~[0-9a-f]{16}$/);
   });
 });
