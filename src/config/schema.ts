@@ -216,6 +216,8 @@ export const ConfigSchema = z.strictObject({
        * wowza_exporter_series_dropped): whatever a server sends, its share of a scrape is bounded.
        */
       max_series_per_server: z.number().int().min(1).default(100_000),
+      /** Likewise for the bytes of its sample lines (estimated), so long label values cannot make a huge scrape either. */
+      max_bytes_per_server: z.number().int().min(4096).default(8 * 1024 * 1024),
     })
     .default({
       vhosts: {},
@@ -224,6 +226,7 @@ export const ConfigSchema = z.strictObject({
       renditions: { mode: 'label', suffix_pattern: '^(?:\\d{3,4}p\\d*|\\d+k|source|audio|aac|mp3)$' },
       max_streams_per_server: 5000,
       max_series_per_server: 100_000,
+      max_bytes_per_server: 8 * 1024 * 1024,
     }),
   /** Credentials and target allow-lists for /probe. */
   modules: z.record(z.string().min(1), ModuleSchema).default({}),

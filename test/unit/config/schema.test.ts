@@ -173,6 +173,7 @@ const CASES: Case[] = [
   c('discovery.renditions.suffix_pattern', { discovery: { renditions: { suffix_pattern: '(' } } }, 'discovery.renditions.suffix_pattern', /regular expression/),
   c('discovery.max_streams_per_server', { discovery: { max_streams_per_server: 0 } }, 'discovery.max_streams_per_server'),
   c('discovery.max_series_per_server', { discovery: { max_series_per_server: 0 } }, 'discovery.max_series_per_server'),
+  c('discovery.max_bytes_per_server', { discovery: { max_bytes_per_server: 100 } }, 'discovery.max_bytes_per_server'),
 
   c('modules', { modules: ['default'] }, 'modules'),
   c('modules.<key>', { modules: { default: 'admin' } }, 'modules.default', /object/),
