@@ -113,7 +113,11 @@ export class SeriesCap {
         'label values over the length cap shortened: a prefix, ~ and a hash of the whole value (said once per server, collector and label)',
       );
     }
-    if (result.collided > 0) this.o.log?.warn({ server, collector, series: result.collided }, 'series left out: a shortened label value met another value of the same label');
+    const clash = `${server}\u0000${collector}\u0000\u0000collision`;
+    if (result.collided > 0 && !this.shortenedSaid.has(clash)) {
+      this.shortenedSaid.add(clash);
+      this.o.log?.warn({ server, collector, series: result.collided }, 'series left out: a shortened label value met another value of the same label (counted in wowza_exporter_series_dropped; said once)');
+    }
     return result.set;
   }
 
