@@ -53,15 +53,36 @@ export interface ExporterExtras {
 }
 
 /** Starts collectors and the HTTP server for a validated configuration. */
+/** The store of every server's rendered sets, bounded per server in series and bytes by the discovery settings in force. */
+function snapshotStore(self: SelfMetrics, runtime: () => RuntimeConfig, logger: Logger): SnapshotStore {
+  const cap = new SeriesCap({
+    max: () => runtime().config.discovery.max_series_per_server,
+    maxBytes: () => runtime().config.discovery.max_bytes_per_server,
+    onDropped: (server, n) => self.seriesDropped.set({ server }, n),
+    onShortened: (server, collector, label, n) => self.labelValuesShortened.set({ server, collector, label }, n),
+    log: logger.child({ component: 'series-cap' }),
+  });
+  return new SnapshotStore(cap);
+}
+
+/**
+ * The exporter's own series at a scrape. Those of each server are stored with its sets, rendered again only when they
+ * changed since the last scrape; the rest are few and rendered now, after the Wowza part.
+ */
+function renderOwnMetrics(self: SelfMetrics, store: SnapshotStore, servers: ServerSet): Promise<string> {
+  // Every name with own series: the WSE servers and the Wowza Video job's. A removed server's series are gone with it
+  // (forgetServer), after its last poll ended.
+  for (const name of self.perServer.takeChanged()) store.putOwn(name, self.perServer.setOf(name));
+  return renderSelfMetrics(self.registry, servers.labels);
+}
+
 export async function startExporter(initial: RuntimeConfig, logger: Logger, extra: ExporterExtras = {}): Promise<Exporter> {
   // Said once at start: which build is running is the first question about any log.
   logger.info({ version: BUILD.version, revision: BUILD.revision, node: process.version }, `wowza-exporter ${BUILD.version} (revision ${BUILD.revision}) starting`);
   const startedAt = Date.now();
   const self = extra.selfMetrics ?? createSelfMetrics();
   let runtime = initial;
-  const store = new SnapshotStore(
-    new SeriesCap({ max: () => runtime.config.discovery.max_series_per_server, onDropped: (server, n) => self.seriesDropped.set({ server }, n), log: logger.child({ component: 'series-cap' }) }),
-  );
+  const store = snapshotStore(self, () => runtime, logger);
   let collectors: Collector[] = wseCollectorsEnabled(runtime.collectors);
   const facts = new StatusFacts();
   const compilers = new CompilerTrigger(logger);
@@ -102,7 +123,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       facts.forget(name);
       await scheduler.removeServer(name);
       await logs.unfollow(name);
-      await forgetServer(self.registry, name);
+      await forgetServer(self, name);
     },
     applied: (count, overLimit) => {
       self.servers.set(count);
@@ -111,8 +132,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   });
   finder.startRetries(() => runtime.servers, () => servers.apply());
 
-  // The exporter's own metrics are small and change at any time: rendered per scrape, after the Wowza part.
-  const ownMetrics = () => renderSelfMetrics(self.registry, servers.labels);
+  const ownMetrics = () => renderOwnMetrics(self, store, servers);
   const { routes, links } = await buildRoutes({
     initial, servers, logs, self, store, facts, compilers, refreshes, logger, ownMetrics, startedAt,
     runtime: () => runtime, scheduler: () => scheduler, collectors: () => collectors,
@@ -156,6 +176,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       for (const [name, s] of servers.polled) {
         store.deleteServer(name);
         store.setServerLabels(name, servers.labels.get(name) ?? '');
+        self.perServer.touch(name);
         for (const collector of plan.collectorsGone) for (const m of [self.collectorSuccess, self.collectorDuration, self.lastPoll]) m.remove({ server: name, collector });
         scheduler.addServer(s.target);
       }

@@ -2,7 +2,7 @@
  * Every metric the collectors publish, with its type and help text: the one place names live.
  * The contract is ../shared/metrics.md; renaming anything here is a breaking change.
  */
-export type MetricType = 'gauge' | 'counter';
+export type MetricType = 'gauge' | 'counter' | 'histogram';
 
 export interface MetricDef {
   readonly name: string;

@@ -70,11 +70,22 @@ function* renderSteps(set: MetricSet, extraLabels: string): Generator<void, Rend
   // Collectors share one label object between the families of an object (a stream's uptime, bytes, rates...):
   // its `{...}` is formatted once per set and copied after that.
   const written = new Map<Labels, number>();
+  // A histogram series' labels without the closing brace, for its buckets (each adds its `le`).
+  const bucketLabels = new Map<Labels, Buffer>();
   let count = 0;
   for (const [name, family] of set.families) {
     const start = out.pos;
     for (const s of family.samples) {
       writeAscii(out, name);
+      if (s.suffix !== undefined) writeAscii(out, s.suffix);
+      if (s.le !== undefined) {
+        writeBucketLabels(out, s.labels, s.le, extraLabels, bucketLabels);
+        out.byte(SPACE);
+        writeValue(out, s.value);
+        out.byte(NEWLINE);
+        if (++count % 512 === 0) yield;
+        continue;
+      }
       const range = written.get(s.labels);
       if (range !== undefined) {
         const from = Math.floor(range / RANGE_LENGTH);
@@ -87,6 +98,7 @@ function* renderSteps(set: MetricSet, extraLabels: string): Generator<void, Rend
         writeLabels(out, s.labels, extraLabels);
         if (out.pos - from < RANGE_LENGTH) written.set(s.labels, from * RANGE_LENGTH + (out.pos - from));
       }
+
       out.byte(SPACE);
       writeValue(out, s.value);
       out.byte(NEWLINE);
@@ -164,6 +176,31 @@ function writeLabels(out: Utf8Writer, labels: Labels, extra: string): void {
     out.byte(QUOTE);
   }
   if (any) out.byte(0x7d); // }
+}
+
+/** Where a bucket's labels are formatted before they are kept (rendering is synchronous: one is enough). */
+const SCRATCH = new Utf8Writer(4096);
+
+/**
+ * `{labels,le="<bound>"}` of a histogram bucket: the series' labels are formatted once (into `cache`, without their
+ * closing brace) and copied for each of its buckets.
+ */
+function writeBucketLabels(out: Utf8Writer, labels: Labels, le: string, extra: string, cache: Map<Labels, Buffer>): void {
+  let open = cache.get(labels);
+  if (!open) {
+    const scratch = SCRATCH;
+    scratch.pos = 0;
+    writeLabels(scratch, labels, extra);
+    const closed = scratch.pos > 0;
+    open = Buffer.from(scratch.buf.subarray(0, closed ? scratch.pos - 1 : 0));
+    cache.set(labels, open);
+  }
+  out.ensure(open.length);
+  open.copy(out.buf, out.pos);
+  out.pos += open.length;
+  writeAscii(out, open.length > 0 ? ',le="' : '{le="');
+  writeAscii(out, le);
+  writeAscii(out, '"}');
 }
 
 /** The value as formatValue gives it; a safe integer digit by digit, without a string. */

@@ -6,6 +6,13 @@ export type Labels = Readonly<Record<string, string>>;
 export interface Sample {
   readonly labels: Labels;
   readonly value: number;
+  /** Written after the family's name: a histogram's `_bucket`, `_sum` and `_count`. */
+  readonly suffix?: string;
+  /**
+   * A histogram bucket's bound, written as the last label: its series' labels are one object for every bucket, whose
+   * bytes are written once and copied for the others.
+   */
+  readonly le?: string;
 }
 
 export interface Family {

@@ -1,6 +1,9 @@
 import { EncodedText } from './metrics-body.js';
 import type { MetricSet } from './metric-set.js';
-import { mergeRenderedChunks, renderSetInSlices, type RenderedSet } from './exposition.js';
+import { mergeRenderedChunks, renderSet, renderSetInSlices, type RenderedSet } from './exposition.js';
+
+/** The key of a server's own series among its sets (no collector has this name). */
+const OWN = '\u0000own';
 import type { SeriesCap } from './series-cap.js';
 
 /**
@@ -29,6 +32,21 @@ export class SnapshotStore {
     const rendered = await renderSetInSlices(fitted, this.labels.get(server) ?? '');
     if (this.generations.get(key) !== generation) return;
     this.sets.set(key, rendered);
+    this.cached = undefined;
+  }
+
+  /**
+   * Stores a server's own series (server-metrics.ts), rendered now: they are few per server, changed ones are
+   * rendered at a scrape, and they are not the server's Wowza series, so the series cap does not count them.
+   */
+  putOwn(server: string, set: MetricSet): void {
+    const key = `${server}\u0000${OWN}`;
+    this.bump(key);
+    if (set.size === 0) {
+      if (this.sets.delete(key)) this.cached = undefined;
+      return;
+    }
+    this.sets.set(key, renderSet(set, this.labels.get(server) ?? ''));
     this.cached = undefined;
   }
 
