@@ -19,7 +19,7 @@ export const serveCommand: CommandModule = {
   builder: (y) => {
     const out = withServeFlags(y).option('config.check', {
       type: 'boolean',
-      describe: 'check the config file and flags (every key, every file they name), print each problem, and exit: 0 valid, 2 invalid; starts nothing, asks no server',
+      describe: 'check the config file and flags (every key, every file they name), print each problem, and exit: 0 valid, 1 invalid; starts nothing, asks no server',
       group: 'General:',
     });
     // Run as the default command (a bare --help), yargs keeps the top-level usage line: a second one would repeat it.
@@ -28,7 +28,7 @@ export const serveCommand: CommandModule = {
     return out
       .example('$0 --wowza.url http://wowza:8087 --wowza.username admin --wowza.password-file /etc/wowza-exporter/password', 'poll one server, metrics on :9935/metrics')
       .example('$0 --config /etc/wowza-exporter/config.yaml', 'everything from a config file (flags override it)')
-      .example('$0 --config.check --config /etc/wowza-exporter/config.yaml', 'list every problem of the config, then exit 0 or 2');
+      .example('$0 --config.check --config /etc/wowza-exporter/config.yaml', 'list every problem of the config, then exit 0 (valid) or 1');
   },
   handler: async (argv) => {
     const flags = configFlagsFrom(argv);
