@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { parseListenAddress } from '../config/listen-address.js';
 import type { Logger } from '../logger.js';
 import { AllowedHosts } from './allowed-hosts.js';
-import { ConnectionCap, defaultMaxConnections } from './connection-cap.js';
+import { ConnectionCap, defaultMaxConnections, type ShedReason } from './connection-cap.js';
 import { gzipJoined, gzipText, type EncodedText } from '../metrics/metrics-body.js';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -34,8 +34,8 @@ export interface ExporterServerOptions {
   lifecycleHosts?: readonly string[];
   /** Inbound connections at most, over all listeners (default from the open-file limit: see connection-cap.ts). */
   maxConnections?: number;
-  /** Told of each connection closed to keep under maxConnections. */
-  onConnectionShed?: (reason: 'idle' | 'stalled' | 'refused') => void;
+  /** Told of each connection the cap closes or refuses (see connection-cap.ts). */
+  onConnectionShed?: (reason: ShedReason) => void;
 }
 
 /** Methods that change nothing: the Host check of the lifecycle endpoints leaves them alone. */

@@ -77,9 +77,9 @@ describe('the connection cap when every connection is busy', () => {
       const c = await open(false);
       await c.closed;
       expect(shed).toEqual(['refused']);
-      // Past STALLED_MS for the older one: it makes room, the newcomer stays.
+      // Past STALLED_MS for the older one: it makes room for the newcomer's request, the newcomer stays.
       now += STALLED_MS;
-      const d = await open(false);
+      const d = await open(true);
       await a.closed;
       expect(shed).toEqual(['refused', 'stalled']);
       expect(d.s.destroyed).toBe(false);
