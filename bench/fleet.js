@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+/**
+ * One replica and a fleet (issue 47): `node bench/fleet.js [--servers 1000] [--streams 10]` (after `npm run build`).
+ * Starts that many simulators, each on a loopback address of its own (127.2.x.y:8087, one application of `--streams`
+ * streams), in a process of their own; lists them in a target file; runs `wowza-exporter serve` on it at the defaults,
+ * as users run it. Prints how long until every `wowza_up` is 1, the health probes (every 250 ms, 3 s timeout) over the
+ * whole run, then 10 plain and 5 gzip scrapes, and the exporter's CPU and memory. Numbers go in bench/RESULTS.md.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const SERVERS = arg('servers', 1000);
+const STREAMS = arg('streams', 10);
+const PASSWORD = 'fleet-bench';
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const address = (i) => `127.2.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`;
+
+const dir = mkdtempSync(join(tmpdir(), 'wowza-fleet-bench-'));
+const children = [];
+const stopAll = () => {
+  for (const c of children) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+};
+process.on('exit', stopAll);
+process.on('SIGINT', () => process.exit(130));
+
+// The simulators: one process, so their CPU is not the exporter's.
+const simScript = join(dir, 'sims.mjs');
+writeFileSync(
+  simScript,
+  `import { startSimulator } from '@wowza-exporter/simulator';
+const n = ${SERVERS};
+for (let i = 0; i < n; i++) {
+  await startSimulator({ host: '127.2.' + (1 + Math.floor(i / 250)) + '.' + (1 + (i % 250)), port: 8087, adminPort: 0, auth: 'basic', password: ${JSON.stringify(PASSWORD)}, frozen: true, apps: 1, streams: ${STREAMS}, logRate: 0 });
+}
+console.log('ready');
+setInterval(() => {}, 1 << 30);
+`,
+);
+const sims = spawn(process.execPath, [simScript], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] });
+children.push(sims);
+await new Promise((resolve, reject) => {
+  sims.stdout.on('data', (d) => d.toString().includes('ready') && resolve());
+  sims.on('exit', (code) => reject(new Error(`simulators exited with ${code}`)));
+});
+console.log(`${SERVERS} simulators of ${STREAMS} streams up`);
+
+writeFileSync(join(dir, 'password'), PASSWORD, { mode: 0o600 });
+writeFileSync(join(dir, 'targets.yaml'), `- module: fleet\n  targets:\n${Array.from({ length: SERVERS }, (_, i) => `    - http://${address(i)}:8087`).join('\n')}\n`);
+writeFileSync(
+  join(dir, 'config.yaml'),
+  `servers_files: [${join(dir, 'targets.yaml')}]\nmodules: {fleet: {username: admin, password_file: ${join(dir, 'password')}, auth: basic, connectioncounts_url: "off"}}\n`,
+);
+const port = 19300 + Math.floor(Math.random() * 500);
+const url = `http://127.0.0.1:${port}`;
+const exporter = spawn(process.execPath, [CLI, 'serve', '--config', join(dir, 'config.yaml'), '--web.listen-address', `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+children.push(exporter);
+const started = Date.now();
+
+// Health, as a liveness probe asks it, for the whole run.
+const probes = [];
+let probing = true;
+void (async () => {
+  await delay(500);
+  while (probing) {
+    const t = performance.now();
+    probes.push(fetch(`${url}/-/healthy`, { signal: AbortSignal.timeout(3000) }).then(async (r) => (await r.arrayBuffer(), r.status === 200 ? performance.now() - t : undefined), () => undefined));
+    await delay(250);
+  }
+})();
+
+const scrape = async (gzip) => {
+  const t = performance.now();
+  const res = await fetch(`${url}/metrics`, { headers: gzip ? { 'accept-encoding': 'gzip' } : {} });
+  const body = Buffer.from(await res.arrayBuffer());
+  const ms = performance.now() - t;
+  // fetch undoes the gzip itself; the bytes are counted as they came.
+  const text = res.headers.get('content-encoding') === 'gzip' && body[0] === 0x1f ? gunzipSync(body).toString() : body.toString();
+  return { ms, text, bytes: body.length };
+};
+
+let upAt;
+for (;;) {
+  await delay(5000);
+  let text;
+  try {
+    text = (await scrape(false)).text;
+  } catch {
+    continue;
+  }
+  const up = text.split('\n').filter((l) => l.startsWith('wowza_up{') && l.endsWith(' 1')).length;
+  const elapsed = (Date.now() - started) / 1000;
+  console.log(`${elapsed.toFixed(0)} s: ${up} of ${SERVERS} servers up`);
+  if (up === SERVERS) {
+    upAt = elapsed;
+    break;
+  }
+  if (elapsed > 300) break;
+}
+
+const plain = [];
+const gz = [];
+let series = 0;
+let bytes = 0;
+for (let i = 0; i < 10; i++) {
+  const s = await scrape(false);
+  plain.push(s.ms);
+  series = s.text.split('\n').filter((l) => l && !l.startsWith('#')).length;
+  bytes = s.bytes;
+  await delay(1000);
+}
+for (let i = 0; i < 5; i++) {
+  gz.push((await scrape(true)).ms);
+  await delay(1000);
+}
+const last = (await scrape(false)).text;
+const value = (name) => Number(last.split('\n').find((l) => l.startsWith(`${name} `))?.split(' ')[1]);
+probing = false;
+const lat = (await Promise.all(probes)).filter((x) => x !== undefined).sort((a, b) => a - b);
+const failed = probes.length - lat.length;
+console.log(
+  [
+    `every wowza_up 1 after: ${upAt === undefined ? 'not within 300 s' : `${upAt.toFixed(0)} s`}`,
+    `series ${series}, /metrics ${(bytes / 1e6).toFixed(1)} MB`,
+    `plain scrapes: slowest ${Math.max(...plain).toFixed(0)} ms, median ${plain.sort((a, b) => a - b)[5].toFixed(0)} ms`,
+    `gzip scrapes: slowest ${Math.max(...gz).toFixed(0)} ms`,
+    `health: ${failed} of ${probes.length} failed, p99 ${lat[Math.floor(lat.length * 0.99)]?.toFixed(0)} ms, slowest ${lat.at(-1)?.toFixed(0)} ms`,
+    `exporter: CPU ${value('process_cpu_seconds_total').toFixed(0)} s over ${((Date.now() - started) / 1000).toFixed(0)} s, RSS ${(value('process_resident_memory_bytes') / 1e6).toFixed(0)} MB`,
+  ].join('\n'),
+);
+process.exit(0);
