@@ -374,14 +374,21 @@ export class Scheduler {
   }
 
   /**
-   * While its server cannot be reached at all, only the server's first job asks it; the others wait for that one's
-   * answer (on which they all poll at once). A fleet's unreachable servers then cost one request each per interval, not one per
+   * While its server cannot be reached at all, for the same reason, only the server's first job asks it; the others
+   * wait for that one's answer (on which they all poll at once). A fleet's unreachable servers then cost one request each per interval, not one per
    * collector, and an outage is one line, not one per collector and object.
    */
   private waitsForProbe(job: Job): boolean {
-    if (!this.unreachable(job.spec.server)) return false;
-    const prober = this.jobsOf.get(job.spec.server)?.find((j) => j.spec.setsUp);
-    return prober !== undefined && prober !== job;
+    const { server } = job.spec;
+    if (!this.unreachable(server)) return false;
+    const prober = this.jobsOf.get(server)?.find((j) => j.spec.setsUp);
+    if (prober === undefined || prober === job) return false;
+    // Only while the cause is the one this collector met itself: when it changes (refused, then a certificate no longer
+    // trusted), each collector asks once more, so what each says of its last poll stays true.
+    const outcomes = this.reachedBy.get(server)!;
+    const mine = outcomes.get(job.spec.collector)?.error;
+    const probed = outcomes.get(prober.spec.collector)?.error;
+    return mine !== undefined && probed !== undefined && errorReason(mine) === errorReason(probed);
   }
 
   private async pollOnce(job: Job): Promise<void> {

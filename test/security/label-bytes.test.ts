@@ -41,11 +41,13 @@ describe('5,000 streams with 250-byte names', () => {
   });
 
   it('/metrics stays under 10 MB and every stream keeps a label value of its own, at most 96 bytes', async () => {
-    const text = await waitFor('the stream collector of `flood` polled', async () => {
+    // Every stream read in one poll: on a busy machine a stream's own request can time out, and the poll stands without
+    // it (counted as an object error) until the next cycle, which the request budget makes about 100 s long.
+    const text = await waitFor('a poll of `flood` with every stream', async () => {
       const t = await exporter.metrics();
       const polled = samples(t, 'wowza_exporter_collector_success', { server: 'flood', collector: 'stream' })[0]?.value === 1;
-      return polled && samples(t, 'wowza_stream_uptime_seconds', { server: 'flood' }).length > 0 ? t : undefined;
-    }, 180_000);
+      return polled && new Set(samples(t, 'wowza_stream_uptime_seconds', { server: 'flood' }).map((s) => s.labels.stream)).size === STREAMS ? t : undefined;
+    }, 400_000, 1000);
     const bytes = Buffer.byteLength(text);
     console.log(`label bytes: /metrics ${(bytes / MiB).toFixed(2)} MB, series dropped ${samples(text, 'wowza_exporter_series_dropped', { server: 'flood' })[0]?.value}`);
     expect(bytes).toBeLessThan(10 * MiB);
@@ -62,5 +64,5 @@ describe('5,000 streams with 250-byte names', () => {
     // Said once per server, collector and label, not per poll or per stream.
     const said = exporter.output().split('\n').filter((l) => l.includes('label values over the length cap shortened') && l.includes('"collector":"stream"'));
     expect(said).toHaveLength(1);
-  }, 240_000);
+  }, 480_000);
 });
