@@ -7,7 +7,7 @@
  * whole run, then 10 plain and 5 gzip scrapes, and the exporter's CPU and memory. Numbers go in bench/RESULTS.md.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -34,19 +34,7 @@ process.on('exit', stopAll);
 process.on('SIGINT', () => process.exit(130));
 
 // The simulators: one process, so their CPU is not the exporter's.
-const simScript = join(dir, 'sims.mjs');
-writeFileSync(
-  simScript,
-  `import { startSimulator } from '@wowza-exporter/simulator';
-const n = ${SERVERS};
-for (let i = 0; i < n; i++) {
-  await startSimulator({ host: '127.2.' + (1 + Math.floor(i / 250)) + '.' + (1 + (i % 250)), port: 8087, adminPort: 0, auth: 'basic', password: ${JSON.stringify(PASSWORD)}, frozen: true, apps: 1, streams: ${STREAMS}, logRate: 0 });
-}
-console.log('ready');
-setInterval(() => {}, 1 << 30);
-`,
-);
-const sims = spawn(process.execPath, [simScript], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'inherit'] });
+const sims = spawn(process.execPath, [fileURLToPath(new URL('./workers/fleet-simulators.js', import.meta.url)), String(SERVERS), String(STREAMS), PASSWORD], { stdio: ['ignore', 'pipe', 'inherit'] });
 children.push(sims);
 await new Promise((resolve, reject) => {
   sims.stdout.on('data', (d) => d.toString().includes('ready') && resolve());
@@ -58,11 +46,13 @@ writeFileSync(join(dir, 'password'), PASSWORD, { mode: 0o600 });
 writeFileSync(join(dir, 'targets.yaml'), `- module: fleet\n  targets:\n${Array.from({ length: SERVERS }, (_, i) => `    - http://${address(i)}:8087`).join('\n')}\n`);
 writeFileSync(
   join(dir, 'config.yaml'),
-  `servers_files: [${join(dir, 'targets.yaml')}]\nmodules: {fleet: {username: admin, password_file: ${join(dir, 'password')}, auth: basic, connectioncounts_url: "off"}}\n`,
+  `servers_files: [${join(dir, 'targets.yaml')}]\nmodules: {fleet: {username: admin, password_file: ${join(dir, 'password')}, auth: basic}}\n`,
 );
 const port = 19300 + Math.floor(Math.random() * 500);
 const url = `http://127.0.0.1:${port}`;
-const exporter = spawn(process.execPath, [CLI, 'serve', '--config', join(dir, 'config.yaml'), '--web.listen-address', `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+// Its log goes to a file (BENCH_FLEET_LOG to keep it): a pipe nobody reads would stop it once full.
+const logFile = process.env.BENCH_FLEET_LOG ?? join(dir, 'exporter.log');
+const exporter = spawn(process.execPath, [CLI, 'serve', '--config', join(dir, 'config.yaml'), '--web.listen-address', `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', openSync(logFile, 'w')] });
 children.push(exporter);
 const started = Date.now();
 
@@ -94,7 +84,9 @@ for (;;) {
   let text;
   try {
     text = (await scrape(false)).text;
-  } catch {
+  } catch (err) {
+    console.log(`scrape failed: ${err.message}`);
+    if (exporter.exitCode !== null) throw new Error(`the exporter exited with ${exporter.exitCode} (its log: ${logFile})`);
     continue;
   }
   const up = text.split('\n').filter((l) => l.startsWith('wowza_up{') && l.endsWith(' 1')).length;
