@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../../src/config/duration.js';
-import { ConfigError } from '../../../src/config/errors.js';
 import { intervalFor, loadConfig } from '../../../src/config/load.js';
+import { configError } from '../../helpers/config-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wowza-config-'));
 function file(name: string, text: string, mode = 0o600): string {
@@ -14,15 +14,6 @@ function file(name: string, text: string, mode = 0o600): string {
   return p;
 }
 
-function configError(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('durations', () => {
   it('parses units and compound forms', () => {

@@ -7,6 +7,7 @@ import { checkConfig, loadConfig } from '../../../src/config/load.js';
 import { checkRegularFile, CONFIG_FILE_MAX_BYTES, MiB, readRegularFile } from '../../../src/config/read-file.js';
 import { readSecretFile } from '../../../src/config/secrets.js';
 import { parseYaml, YamlSyntaxError } from '../../../src/config/yaml.js';
+import { configError } from '../../helpers/config-error.js';
 
 /**
  * Issue 47: the files the configuration names are read only when they are regular files (a symlink is followed to
@@ -26,15 +27,6 @@ const link = (name: string, to: string) => {
   return p;
 };
 
-function configError(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 /** Lines of /etc/passwd and /etc/shadow: the first is a YAML scalar, the second (a trailing colon) YAML keys. */
 const PASSWD = 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n';
