@@ -1,12 +1,9 @@
 import type { Registry } from 'prom-client';
 import { listenAddresses, type RuntimeConfig } from '../config/load.js';
-import { connectionCapMetrics, defaultMaxConnections } from '../http/connection-cap.js';
+import { connectionCapMetrics, defaultMaxConnections, HEALTH_PATHS } from '../http/connection-cap.js';
 import { startExporterServer, type RouteHandler } from '../http/server.js';
 import { systemdSockets } from '../http/systemd-socket.js';
 import type { Logger } from '../logger.js';
-
-/** Health checks: answered without basic auth. */
-const HEALTH_PATHS: ReadonlySet<string> = new Set(['/-/healthy', '/-/ready']);
 
 export type WebSettings = Awaited<ReturnType<typeof loadWebSettings>>;
 

@@ -64,8 +64,8 @@ const FRESH_MS = 1_000;
 /** How often answers under way are checked for progress, and waiting requests for a slot. */
 const SWEEP_MS = 250;
 
-/** Health checks, answered from the reserve when every slot is busy. */
-const HEALTH_PATHS: ReadonlySet<string> = new Set(['/-/healthy', '/-/ready']);
+/** Health checks: answered from the reserve when every slot is busy, and without basic auth (listen.ts). */
+export const HEALTH_PATHS: ReadonlySet<string> = new Set(['/-/healthy', '/-/ready']);
 
 /** Without a readable limit (not Linux): plenty for Prometheus, a few browsers and probes. */
 const FALLBACK_MAX = 256;
