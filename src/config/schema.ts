@@ -253,11 +253,11 @@ export const ConfigSchema = z.strictObject({
        * --auth header` writes into the target's headers).
        */
       auth: z.enum(['jwt', 'token']).default('jwt'),
-      /** Longest JWT lifetime taken (`exp - iat`, or `exp` - now without `iat`). */
+      /** Longest JWT lifetime taken, measured from now (`exp` - now), and `exp - iat` when `iat` is there. */
       max_token_lifetime: Duration.default(600_000),
       /** Take events without any token. Anyone who can reach the port, a web page in a browser included, can then post events. */
       insecure_allow_unauthenticated: z.boolean().default(false),
-      /** Tolerance for `exp`/`nbf` of the JWT. */
+      /** Tolerance for `exp`, `nbf` and an `iat` ahead of the clock. */
       clock_skew: Duration.default(30_000),
       /** How many recent event ids are remembered to drop redeliveries. */
       dedupe_window: z.number().int().min(1).max(1_000_000).default(10_000),
