@@ -64,6 +64,9 @@ const FRESH_MS = 1_000;
 /** How often answers under way are checked for progress, and waiting requests for a slot. */
 const SWEEP_MS = 250;
 
+/** A look this much later than the last one means the event loop was held: the wait is not counted against readers. */
+const HELD_MS = 1_000;
+
 /** Health checks: answered from the reserve when every slot is busy, and without basic auth (listen.ts). */
 export const HEALTH_PATHS: ReadonlySet<string> = new Set(['/-/healthy', '/-/ready']);
 
@@ -162,6 +165,8 @@ export class ConnectionCap {
   private readonly open = new Map<Socket, Tracked>();
   private readonly reserve = new Map<Socket, Provisional>();
   private sweeper: NodeJS.Timeout | undefined;
+  /** When checkWrites last ran. */
+  private lookedAt: number | undefined;
 
   constructor(
     readonly max: number,
@@ -201,15 +206,21 @@ export class ConnectionCap {
    */
   checkWrites(): void {
     const now = this.now();
+    // The exporter's own event loop was held (a big poll, a garbage collection): no bytes could leave meanwhile, and
+    // timers run before the writes they held up, so that time is not the reader's. It starts over from now.
+    const held = this.lookedAt !== undefined && now - this.lookedAt > HELD_MS;
+    this.lookedAt = now;
     for (const [socket, t] of this.open) {
       if (t.busy === 0) continue;
       this.refresh(socket, t, now);
+      if (held) t.movedAt = now;
       if (t.queued > 0 && now - t.movedAt >= WRITE_DEADLINE_MS) this.shed(socket, 'slow_reader');
     }
     this.admitWaiting();
     if (this.sweeper && this.waitingCount() === 0 && ![...this.open.values()].some((t) => t.busy > 0)) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
+      this.lookedAt = undefined;
     }
   }
 
