@@ -114,6 +114,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     logger,
     onFileError: (file) => self.serversFileErrors.inc({ file }),
     added: (name, s) => {
+      self.perServer.revive(name);
       store.setServerLabels(name, servers.labels.get(name) ?? '');
       scheduler.addServer(s.target);
       logs.follow(name, s.logTarget);
@@ -124,6 +125,8 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       await scheduler.removeServer(name);
       await logs.unfollow(name);
       await forgetServer(self, name);
+      // A scrape while it was being removed may have stored its own series again.
+      store.deleteServer(name);
     },
     applied: (count, overLimit) => {
       self.servers.set(count);

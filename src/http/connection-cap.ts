@@ -165,7 +165,7 @@ export class ConnectionCap {
   private readonly open = new Map<Socket, Tracked>();
   private readonly reserve = new Map<Socket, Provisional>();
   private sweeper: NodeJS.Timeout | undefined;
-  /** When checkWrites last ran. */
+  /** When checkWrites last ran (the process's own clock: the held event loop is a fact of this process, not of `now`). */
   private lookedAt: number | undefined;
 
   constructor(
@@ -208,8 +208,9 @@ export class ConnectionCap {
     const now = this.now();
     // The exporter's own event loop was held (a big poll, a garbage collection): no bytes could leave meanwhile, and
     // timers run before the writes they held up, so that time is not the reader's. It starts over from now.
-    const held = this.lookedAt !== undefined && now - this.lookedAt > HELD_MS;
-    this.lookedAt = now;
+    const looked = performance.now();
+    const held = this.lookedAt !== undefined && looked - this.lookedAt > HELD_MS;
+    this.lookedAt = looked;
     for (const [socket, t] of this.open) {
       if (t.busy === 0) continue;
       this.refresh(socket, t, now);

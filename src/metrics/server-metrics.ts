@@ -24,6 +24,8 @@ abstract class ServerFamily<L extends string, V> {
 
   /** The series of these labels, made when first asked for. */
   protected series(labels: Values<L>, make: () => V): { labels: Labels; v: V } {
+    // A request of a removed server that ends after it (its limiter, its counters) writes nowhere.
+    if (this.owner.isGone(labels.server)) return { labels, v: make() };
     let mine = this.byServer.get(labels.server);
     if (!mine) this.byServer.set(labels.server, (mine = new Map()));
     const key = this.key(labels);
@@ -116,10 +118,15 @@ export class ServerHistogram<L extends string> extends ServerFamily<L, Buckets> 
   }
 }
 
+/** Removed servers remembered, so that their late writes are dropped. */
+const MAX_GONE = 10_000;
+
 /** Every per-server family of the exporter's own, and which servers changed since they were last rendered. */
 export class ServerMetrics {
   readonly families: Array<ServerFamily<string, unknown>> = [];
   private readonly changed = new Set<string>();
+  /** Servers removed: writes that come after their removal are dropped. */
+  private readonly gone = new Set<string>();
 
   gauge<L extends string>(def: MetricDef, labelNames: readonly L[]): ServerGauge<L> {
     return new ServerGauge(def, labelNames, this);
@@ -151,9 +158,21 @@ export class ServerMetrics {
     return set;
   }
 
-  /** Forgets every series of a server (it is no longer polled). */
+  /** Forgets every series of a server (it is no longer polled); what is written of it later is dropped until `revive`. */
   removeServer(server: string): void {
     for (const f of this.families) f.removeServer(server);
     this.changed.delete(server);
+    this.gone.add(server);
+    // Bounded: a name forgotten here long ago at worst shows a late series again until its next removal.
+    if (this.gone.size > MAX_GONE) this.gone.delete(this.gone.values().next().value!);
+  }
+
+  /** The server is polled (again): its series are kept. */
+  revive(server: string): void {
+    this.gone.delete(server);
+  }
+
+  isGone(server: string): boolean {
+    return this.gone.has(server);
   }
 }

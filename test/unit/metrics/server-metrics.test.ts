@@ -23,6 +23,13 @@ describe('ServerMetrics', () => {
     expect(text(m, 'a')).toBe('x_up{server="a"} 1\n');
     m.removeServer('b');
     expect(m.setOf('b').size).toBe(0);
+    // A request of the removed server that ends after it writes nowhere, until the server is polled again.
+    up.set({ server: 'b' }, 1);
+    expect(m.takeChanged()).toEqual([]);
+    expect(m.setOf('b').size).toBe(0);
+    m.revive('b');
+    up.set({ server: 'b' }, 1);
+    expect(m.setOf('b').size).toBe(1);
   });
 
   it('renders a histogram as prom-client does: cumulative buckets, +Inf, sum and count', async () => {
