@@ -52,7 +52,6 @@ export interface ExporterExtras {
   reloadConfig?: () => Promise<ReloadOutcome>;
 }
 
-/** Starts collectors and the HTTP server for a validated configuration. */
 /** The store of every server's rendered sets, bounded per server in series and bytes by the discovery settings in force. */
 function snapshotStore(self: SelfMetrics, runtime: () => RuntimeConfig, logger: Logger): SnapshotStore {
   const cap = new SeriesCap({
@@ -70,12 +69,13 @@ function snapshotStore(self: SelfMetrics, runtime: () => RuntimeConfig, logger: 
  * changed since the last scrape; the rest are few and rendered now, after the Wowza part.
  */
 function renderOwnMetrics(self: SelfMetrics, store: SnapshotStore, servers: ServerSet): Promise<string> {
-  // Every name with own series: the WSE servers and the Wowza Video job's. A removed server's series are gone with it
-  // (forgetServer), after its last poll ended.
+  // Every name with own series: the WSE servers and the Wowza Video job's. A removed server writes nowhere from its
+  // removal on (forgetServer; ServerMetrics drops its late writes until it is added again).
   for (const name of self.perServer.takeChanged()) store.putOwn(name, self.perServer.setOf(name));
   return renderSelfMetrics(self.registry, servers.labels);
 }
 
+/** Starts collectors and the HTTP server for a validated configuration. */
 export async function startExporter(initial: RuntimeConfig, logger: Logger, extra: ExporterExtras = {}): Promise<Exporter> {
   // Said once at start: which build is running is the first question about any log.
   logger.info({ version: BUILD.version, revision: BUILD.revision, node: process.version }, `wowza-exporter ${BUILD.version} (revision ${BUILD.revision}) starting`);

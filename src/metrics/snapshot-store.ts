@@ -1,10 +1,10 @@
 import { EncodedText } from './metrics-body.js';
 import type { MetricSet } from './metric-set.js';
 import { mergeRenderedChunks, renderSet, renderSetInSlices, type RenderedSet } from './exposition.js';
+import type { SeriesCap } from './series-cap.js';
 
 /** The key of a server's own series among its sets (no collector has this name). */
 const OWN = '\u0000own';
-import type { SeriesCap } from './series-cap.js';
 
 /**
  * The latest successful poll of every (server, collector), already rendered. Scrapes read from here and
