@@ -54,6 +54,15 @@ describe('EncodedText and gzipJoined', () => {
       singleMember(await gzipJoined(big, t), Buffer.concat([big.toBuffer(), t]));
     }
   });
+
+  it('deflates an exposition of tens of megabytes in pieces that join into one member holding every byte', async () => {
+    // 28 MB in 290 KB byte parts: four pieces of zlib's work, the last a short one; repeats cross every boundary.
+    const line = (i: number) => `wowza_stream_bytes_in_total{server="edge-${i % 1000}",stream="cam${i % 97}"} ${i}\n`;
+    const parts = Array.from({ length: 96 }, (_, p) => Buffer.from(Array.from({ length: 4_200 }, (_, i) => line(p * 4_200 + i)).join('')));
+    const big = EncodedText.fromChunks(parts);
+    expect(big.length).toBeGreaterThan(3 * 8 * 1024 * 1024);
+    singleMember(await gzipJoined(big, Buffer.from('own 1\n')), Buffer.concat([...parts, Buffer.from('own 1\n')]));
+  });
 });
 
 const def = (name: string): MetricDef => ({ name, type: 'gauge', help: `help of ${name}\nwith \\ escapes` });
