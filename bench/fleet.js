@@ -53,7 +53,9 @@ const port = 19300 + Math.floor(Math.random() * 500);
 const url = `http://127.0.0.1:${port}`;
 // Its log goes to a file (BENCH_FLEET_LOG to keep it): a pipe nobody reads would stop it once full.
 const logFile = process.env.BENCH_FLEET_LOG ?? join(dir, 'exporter.log');
-const exporter = spawn(process.execPath, [CLI, 'serve', '--config', join(dir, 'config.yaml'), '--web.listen-address', `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', openSync(logFile, 'w')] });
+// BENCH_EXPORTER_NODE_ARGS: node flags for the exporter alone (say `--cpu-prof --cpu-prof-dir=/tmp/prof`), to see where its time goes.
+const nodeArgs = (process.env.BENCH_EXPORTER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const exporter = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--config', join(dir, 'config.yaml'), '--web.listen-address', `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', openSync(logFile, 'w')] });
 children.push(exporter);
 const started = Date.now();
 
@@ -71,7 +73,8 @@ void (async () => {
 
 const scrape = async (gzip) => {
   const t = performance.now();
-  const res = await fetch(`${url}/metrics`, { headers: gzip ? { 'accept-encoding': 'gzip' } : {} });
+  // fetch asks for gzip unless told otherwise: a plain scrape says identity.
+  const res = await fetch(`${url}/metrics`, { headers: { 'accept-encoding': gzip ? 'gzip' : 'identity' } });
   const body = Buffer.from(await res.arrayBuffer());
   const ms = performance.now() - t;
   // fetch undoes the gzip itself; the bytes are counted as they came.
@@ -130,4 +133,7 @@ console.log(
     `exporter: CPU ${value('process_cpu_seconds_total').toFixed(0)} s over ${((Date.now() - started) / 1000).toFixed(0)} s, RSS ${(value('process_resident_memory_bytes') / 1e6).toFixed(0)} MB`,
   ].join('\n'),
 );
+// A clean stop, so that a profile asked for in BENCH_EXPORTER_NODE_ARGS is written.
+exporter.kill('SIGTERM');
+await Promise.race([new Promise((resolve) => exporter.once('exit', resolve)), delay(15_000)]);
 process.exit(0);

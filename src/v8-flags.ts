@@ -86,6 +86,17 @@ export function userSizesYoungGeneration(execArgv: readonly string[], nodeOption
 export const YOUNG_GENERATION_CAP_BYTES = 4 * 1024 * 1024;
 
 /**
+ * Polls (of any collector) in a window at which the young generation is let grow as V8 grows it (to 2 x 16 MB): 20 a
+ * second, about 35 servers at the default intervals. At 1,000 servers a poll's short-lived objects filled 4 MB many
+ * times a second and scavenges took 22 % of the event loop, 17 % without the cap, with every server up 15 s sooner
+ * (bench/RESULTS.md); a fleet's exporter holds hundreds of MB, where 28 MB more is small.
+ */
+export const FLEET_FROM_POLLS = { polls: 200, windowMs: 10_000 } as const;
+
+/** Watches scavenges while the young generation is capped; undefined once the cap is lifted (or never set). */
+let youngCap: PerformanceObserver | undefined;
+
+/**
  * Keeps the young generation from growing past the cap: after each scavenge, the growth factor is 1 while it is at
  * the cap and V8's own 2 below it (V8 shrinks it again when allocation slows, and it may then grow back to the cap).
  */
@@ -98,9 +109,19 @@ function capYoungGeneration(): void {
     setFlagsFromString(atCap ? '--semi-space-growth-factor=1' : '--semi-space-growth-factor=2');
   };
   check();
-  new PerformanceObserver((list) => {
+  youngCap = new PerformanceObserver((list) => {
     if (list.getEntries().some((e) => (e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR)) check();
-  }).observe({ entryTypes: ['gc'] });
+  });
+  youngCap.observe({ entryTypes: ['gc'] });
+}
+
+/** Lets the young generation grow as V8 grows it from now on (a fleet's rate of polls); true the one time it does. */
+export function liftYoungGenerationCap(): boolean {
+  if (!youngCap) return false;
+  youngCap.disconnect();
+  youngCap = undefined;
+  setFlagsFromString('--semi-space-growth-factor=2');
+  return true;
 }
 
 /** Whether `argv` runs `serve` (the default command), the long-running process these flags are for. */

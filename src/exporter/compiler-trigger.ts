@@ -1,14 +1,15 @@
 import type { Logger } from '../logger.js';
-import { OPTIMISE_FROM_POLLS, OPTIMISE_FROM_SERIES, optimiseJavaScript } from '../v8-flags.js';
+import { FLEET_FROM_POLLS, liftYoungGenerationCap, OPTIMISE_FROM_POLLS, OPTIMISE_FROM_SERIES, optimiseJavaScript } from '../v8-flags.js';
 
 /**
  * Turns V8's compilers on, once, when there is work for them: they are held off at start (src/v8-flags.ts).
  * Counted from the series of each (server, collector) at its last good poll, and from the rate at which polls end
  * (many servers or short intervals are work too). A removed server's count stays, which can only turn them on a
- * little early.
+ * little early. At a fleet's rate of polls it also lets V8's young generation grow (FLEET_FROM_POLLS).
  */
 export class CompilerTrigger {
   #on = false;
+  #fleet = false;
   readonly #seriesPolled = new Map<string, number>();
   readonly #pollsEnded: number[] = [];
 
@@ -19,7 +20,6 @@ export class CompilerTrigger {
     if (this.#on) return;
     this.#on = true;
     this.#seriesPolled.clear();
-    this.#pollsEnded.length = 0;
     // An engineering note, not an operator's concern.
     if (optimiseJavaScript()) this.logger.debug({ reason, ...(series === undefined ? {} : { series }) }, 'JavaScript compilers (Sparkplug, TurboFan) on: the exporter has work for them');
   }
@@ -31,10 +31,16 @@ export class CompilerTrigger {
 
   /** A poll ended: `series` is its size when it succeeded. */
   polled(server: string, collector: string, series: number | undefined, now = Date.now()): void {
-    if (this.#on) return;
+    if (this.#on && this.#fleet) return;
     const ended = this.#pollsEnded;
     ended.push(now);
-    while (ended[0]! < now - OPTIMISE_FROM_POLLS.windowMs) ended.shift();
+    while (ended[0]! < now - Math.max(OPTIMISE_FROM_POLLS.windowMs, FLEET_FROM_POLLS.windowMs)) ended.shift();
+    if (!this.#fleet && ended.length >= FLEET_FROM_POLLS.polls) {
+      this.#fleet = true;
+      this.#pollsEnded.length = 0;
+      if (liftYoungGenerationCap()) this.logger.debug({ pollsPerSecond: FLEET_FROM_POLLS.polls / (FLEET_FROM_POLLS.windowMs / 1000) }, "V8's young generation grows as V8 grows it: the exporter polls a fleet");
+    }
+    if (this.#on) return;
     if (ended.length >= OPTIMISE_FROM_POLLS.polls) return this.turnOnFor('poll rate');
     if (series === undefined) return;
     this.#seriesPolled.set(`${server}\u0000${collector}`, series);

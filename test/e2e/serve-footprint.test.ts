@@ -55,6 +55,30 @@ describe('serve\'s footprint, as users run it', () => {
     expect(bytes).toBeLessThanOrEqual(3 * 8 * 1024 * 1024);
   });
 
+  it('lets the young generation grow as V8 grows it once the exporter polls a fleet (200 polls in 10 s)', async () => {
+    const GROWS = "V8's young generation grows as V8 grows it";
+    // Three servers polled every second: 27 polls a second, a fleet's rate (one server at 1 s is 9).
+    const sims = await Promise.all([0, 1, 2].map(() => startSimulator({ auth: 'basic', apps: 2, streams: 20, password: 'fleet-pw' })));
+    const config = join(dir, 'fleet.yaml');
+    writeFileSync(config, `servers:\n${sims.map((s) => `  - url: ${s.url}\n    username: ${s.username}\n`).join('')}poll: {interval: 1s}\n`);
+    try {
+      const exporter = await startExporterProcess(['--config', config, '--log.level', 'debug'], { WOWZA_PASSWORD: 'fleet-pw', NODE_OPTIONS: '' });
+      try {
+        await waitFor('the young generation let grow', () => exporter.output().includes(GROWS) || undefined);
+        // V8 grows it at the scavenges that follow: past the cap, within node's own maximum (2 x 16 MiB).
+        const bytes = await waitFor('the young generation past the cap', async () => {
+          const [space] = samples(await exporter.metrics(), 'nodejs_heap_space_size_total_bytes', { space: 'new' });
+          return space && space.value > YOUNG_GENERATION_CAP_BYTES ? space.value : undefined;
+        });
+        expect(bytes).toBeLessThanOrEqual(2 * 16 * 1024 * 1024);
+      } finally {
+        await exporter.stop();
+      }
+    } finally {
+      await Promise.all(sims.map((s) => s.close()));
+    }
+  });
+
   it('holds Sparkplug and TurboFan off for a one-stream server, and turns them on at 30 polls in 10 s or once the polls hold 1,000 series', async () => {
     const TURNED_ON = 'JavaScript compilers (Sparkplug, TurboFan) on';
     // An engineering note: said at debug level only.
