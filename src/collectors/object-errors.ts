@@ -26,12 +26,24 @@ export interface ObjectOutcomes {
   /** The poll read every object: `total` of them (answered, failed or vanished). */
   finish(total: number): void;
   summary(): ObjectSummary | undefined;
+  /**
+   * Logs what changed in this poll, once, after its server's state is known: `serverDown` when the server's own line
+   * says it (it was not reached), so objects failing for that are not said one by one, nor when they answer again.
+   */
+  say(serverDown: boolean): void;
 }
+
+/** Reasons that are the server's, not an object's: while its server is down, its own line says them. */
+const SERVER_REASONS: ReadonlySet<string> = new Set(['network', 'tls', 'auth', 'timeout', 'aborted', 'budget_wait']);
+
+/** Object names a line gives as examples of many. */
+const EXAMPLES = 5;
 
 /**
  * Per server and collector: which objects are failing now, so a failure is logged when an object starts failing or
- * fails for another reason, and its recovery once, not every cycle. Objects that left the server are forgotten with
- * the poll that no longer lists them.
+ * fails for another reason, and its recovery once, not every cycle. A poll's changes are said together, one line per
+ * reason and one for the objects that answer again, whatever the number of objects: an outage of a server of 1,000
+ * streams is not 1,000 lines. Objects that left the server are forgotten with the poll that no longer lists them.
  */
 export class ObjectErrorLog {
   private failing = new Map<string, string>();
@@ -43,10 +55,14 @@ export class ObjectErrorLog {
     let failed = 0;
     let last: { reason: string; error: string } | undefined;
     let done: ObjectSummary | undefined;
+    /** Objects that started failing (or changed reason) in this poll, by reason: a count, examples and the first error. */
+    const started = new Map<string, { count: number; examples: string[]; error: string }>();
+    const recovered: string[] = [];
+    let said = false;
     return {
       ok: (object) => {
         seen.add(object);
-        if (this.failing.delete(object)) log.info({ object }, 'object answers again');
+        if (this.failing.delete(object)) recovered.push(object);
       },
       failed: (object, err) => {
         seen.add(object);
@@ -56,13 +72,31 @@ export class ObjectErrorLog {
         this.count(reason);
         if (this.failing.get(object) === reason) return;
         this.failing.set(object, reason);
-        log.warn({ object, reason, err: err.message }, 'object failed: left out of this poll, the other objects stay');
+        let group = started.get(reason);
+        if (!group) started.set(reason, (group = { count: 0, examples: [], error: err.message }));
+        group.count++;
+        if (group.examples.length < EXAMPLES) group.examples.push(object);
       },
       finish: (total) => {
         for (const object of this.failing.keys()) if (!seen.has(object)) this.failing.delete(object);
         done = { total, failed, ...(last ? { lastReason: last.reason, lastError: last.error } : {}) };
       },
       summary: () => done,
+      say: (serverDown) => {
+        if (said) return;
+        said = true;
+        if (serverDown) {
+          // Forgotten as failing too: nothing is said of them when the server answers again (its own line says that).
+          for (const [object, reason] of this.failing) if (SERVER_REASONS.has(reason)) this.failing.delete(object);
+          for (const reason of SERVER_REASONS) started.delete(reason);
+        }
+        for (const [reason, g] of started) {
+          if (g.count === 1) log.warn({ object: g.examples[0], reason, err: g.error }, 'object failed: left out of this poll, the other objects stay');
+          else log.warn({ objects: g.count, examples: g.examples, reason, err: g.error }, `${g.count} objects failed: left out of this poll, the other objects stay`);
+        }
+        if (recovered.length === 1) log.info({ object: recovered[0] }, 'object answers again');
+        else if (recovered.length > 1) log.info({ objects: recovered.length, examples: recovered.slice(0, EXAMPLES) }, `${recovered.length} objects answer again`);
+      },
     };
   }
 }
@@ -76,5 +110,6 @@ export function untrackedObjects(): ObjectOutcomes {
     failed: () => void failed++,
     finish: (total) => void (done = { total, failed }),
     summary: () => done,
+    say: () => undefined,
   };
 }

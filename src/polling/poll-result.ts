@@ -14,6 +14,8 @@ export interface PollResult {
   error?: Error;
   /** For collectors of one request per object: how many there were and how many failed. */
   objects?: ObjectSummary;
+  /** Logs the objects' changes in this poll once the server's state is known (ObjectOutcomes.say). */
+  sayObjects?: (serverDown: boolean) => void;
   /** false when the failure says the server was not reached or rejected the credentials. */
   reached: boolean;
   /**
@@ -21,6 +23,8 @@ export interface PollResult {
    * a server that never does is not Wowza (`wowza_up` 0). Undefined for sources outside the REST API.
    */
   rest?: boolean;
+  /** Whether a request of this poll got an answer of the REST API's shape (a poll read from the discovery walk alone makes none). */
+  answered?: boolean;
 }
 
 /** Times one poll that produces a fresh set; never throws. */
@@ -45,9 +49,11 @@ export async function runCollector(collector: Collector, base: PollBase, objects
     return set;
   });
   // A success built on the discovery walk alone made no request of its own, and the walk had the API's shape.
-  const result = { ...polled, rest: polled.ok || base.client.restAnswers > before };
+  const answered = base.client.restAnswers > before;
+  const result = { ...polled, rest: polled.ok || answered, answered };
   const summary = objects.summary();
-  return summary ? { ...result, objects: summary } : result;
+  const say = (serverDown: boolean) => objects.say(serverDown);
+  return summary ? { ...result, objects: summary, sayObjects: say } : { ...result, sayObjects: say };
 }
 
 

@@ -78,6 +78,12 @@ interface Outcome {
   reached: boolean;
   rest: boolean;
   error?: Error;
+  /**
+   * When it is evidence of (performance.now()): an answer when it came, a failure to reach the server when its poll
+   * started. A poll that hangs until its deadline says nothing of the time since it was sent, so it does not outweigh an
+   * answer another collector got meanwhile (which would make wowza_up flap while one endpoint hangs).
+   */
+  at: number;
 }
 
 export interface SchedulerOptions {
@@ -170,7 +176,7 @@ export class Scheduler {
     const t = this.runtimes.get(server)?.target;
     const ctx = { url: t?.url ?? '', username: t?.username, password: t?.password };
     const outcomes = [...byCollector.values()];
-    const unreached = outcomes.find((o) => !o.reached && o.error);
+    const unreached = this.latestUnreached(server);
     if (unreached) {
       const err = unreached.error!;
       const advice = adviseFailure(err, ctx) ?? { cause: err.message, fix: FIX.unreachableHost };
@@ -363,14 +369,25 @@ export class Scheduler {
   }
 
   /**
-   * Whether the latest poll of every collector of `server` failed to reach it (network, TLS, timeout, authentication):
-   * the server is out, not one of its endpoints.
+   * The latest evidence that `server` cannot be reached (network, TLS, timeout, authentication), when nothing newer
+   * says it was: wowza_up follows the latest evidence, so one answer after an outage brings the server back without
+   * waiting for the collector with the longest interval to succeed again.
    */
-  private unreachable(server: string): boolean {
+  private latestUnreached(server: string): Outcome | undefined {
     const outcomes = this.reachedBy.get(server);
-    if (!outcomes || outcomes.size === 0) return false;
-    for (const o of outcomes.values()) if (o.reached || !o.error) return false;
-    return true;
+    if (!outcomes) return undefined;
+    let reachedAt = -Infinity;
+    let latest: Outcome | undefined;
+    for (const o of outcomes.values()) {
+      if (o.reached) reachedAt = Math.max(reachedAt, o.at);
+      else if (o.error && (!latest || o.at > latest.at)) latest = o;
+    }
+    return latest && latest.at > reachedAt ? latest : undefined;
+  }
+
+  /** Whether the latest evidence says the server is out, not one of its endpoints. */
+  private unreachable(server: string): boolean {
+    return this.latestUnreached(server) !== undefined;
   }
 
   /**
@@ -409,6 +426,7 @@ export class Scheduler {
     // The deadline of the interval in force: a stretched collector's cycle is paced over most of it.
     const deadline = new RequestDeadline(pollDeadlineMs(job.spec.intervalNow?.().intervalMs ?? job.spec.intervalMs), this.stopping.signal);
     let result: PollResult;
+    const started = performance.now();
     try {
       result = await job.spec.poll(deadline.signal, log);
     } finally {
@@ -420,8 +438,9 @@ export class Scheduler {
     const { self, store } = this.o;
     self.collectorDuration.set(labels, result.seconds);
     self.collectorSuccess.set(labels, result.ok ? 1 : 0);
-    const state = job.spec.setsUp ? this.recordOutcome(server, collector, result) : undefined;
+    const state = job.spec.setsUp ? this.recordOutcome(server, collector, result, started) : undefined;
     if (state) self.up.set({ server }, state.up ? 1 : 0);
+    result.sayObjects?.((state ?? this.serverState(server))?.up === false);
     job.last = {
       at: Date.now(),
       seconds: result.seconds,
@@ -501,13 +520,17 @@ export class Scheduler {
 
   /**
    * Keeps the latest outcome of each collector of `server` and gives the server's state. Collectors finish in no
-   * fixed order, so taking only the latest result would make `wowza_up` flap while one endpoint hangs.
+   * fixed order: a failure to reach the server counts from when its poll started (Outcome.at), so an endpoint that
+   * hangs until its deadline does not make `wowza_up` flap while the others answer.
    */
-  private recordOutcome(server: string, collector: string, result: PollResult) {
+  private recordOutcome(server: string, collector: string, result: PollResult, started: number) {
     let byCollector = this.reachedBy.get(server);
     if (!byCollector) this.reachedBy.set(server, (byCollector = new Map()));
     const wasUnreachable = this.unreachable(server);
-    byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, ...(result.error ? { error: result.error } : {}) });
+    // A success read from the discovery walk alone (no request of its own) is no news of the server: it keeps the time
+    // of the collector's previous evidence, so it cannot bring a server that refuses connections back.
+    const at = !result.reached ? started : result.answered !== false ? performance.now() : (byCollector.get(collector)?.at ?? -Infinity);
+    byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, at, ...(result.error ? { error: result.error } : {}) });
     // The server answers again: the collectors that waited for it poll now rather than at their own next interval, so
     // every series (and wowza_up) is back within one poll.
     if (wasUnreachable && result.reached) for (const j of this.jobsOf.get(server) ?? []) if (j.spec.collector !== collector) void this.run(j);
