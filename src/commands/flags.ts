@@ -43,6 +43,7 @@ export function withServeFlags<T>(y: Argv<T>) {
   return withPollFlags(withWowzaFlags(y))
     .option('log.level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], describe: 'log level (default info)', group: 'General:' })
     .option('log.format', { type: 'string', choices: ['json', 'logfmt'], describe: 'log format (default json)', group: 'General:' })
+    .option('log.probe-level', { type: 'string', choices: ['debug', 'info', 'warn', 'error'], describe: 'level of the one line a failing /probe logs (default debug; failures are counted in wowza_exporter_probe_failures_total)', group: 'General:' })
     .option('web.listen-address', { type: 'string', array: true, describe: 'address for /metrics and /probe, repeatable: every one answers (default :9935)', group: 'Web:' })
     .option('web.telemetry-path', { type: 'string', describe: 'path of the metrics (default /metrics)', group: 'Web:' })
     .option('web.systemd-socket', { type: 'boolean', describe: 'listen on the sockets systemd passes (socket activation) instead of --web.listen-address', group: 'Web:' })
@@ -106,6 +107,7 @@ export function configFlagsFrom(a: Args): ConfigFlags {
     shard: str(a, 'shard'),
     logLevel: str(a, 'log.level'),
     logFormat: str(a, 'log.format'),
+    logProbeLevel: str(a, 'log.probe-level'),
     collectors,
     videoUrl: str(a, 'video.url'),
     videoTokenFile: str(a, 'video.token-file'),

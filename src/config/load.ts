@@ -39,6 +39,7 @@ export interface ConfigFlags {
   pollConcurrency?: number | 'auto';
   pollMaxRequestsPerSecond?: number;
   logLevel?: string;
+  logProbeLevel?: string;
   logFormat?: string;
   collectors?: Partial<Record<CollectorName, boolean>>;
   videoUrl?: string;
@@ -222,6 +223,7 @@ function applyFlags(doc: Record<string, unknown>, f: ConfigFlags): void {
   if (f.pollMaxRequestsPerSecond !== undefined) obj(doc, 'poll').max_requests_per_second = f.pollMaxRequestsPerSecond;
   if (f.logLevel !== undefined) obj(doc, 'log').level = f.logLevel;
   if (f.logFormat !== undefined) obj(doc, 'log').format = f.logFormat;
+  if (f.logProbeLevel !== undefined) obj(doc, 'log').probe_level = f.logProbeLevel;
   if (f.videoUrl !== undefined) obj(doc, 'video').url = f.videoUrl;
   if (f.videoTokenFile !== undefined) obj(doc, 'video').token_file = f.videoTokenFile;
   for (const [name, on] of Object.entries(f.collectors ?? {})) {

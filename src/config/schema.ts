@@ -271,8 +271,11 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
       format: z.enum(['json', 'logfmt']).default('json'),
+      // The level of the one line a failing /probe writes (blackbox_exporter's --log.prober): debug, so a fleet of
+      // probed targets that are down does not fill the log; each failure is counted in wowza_exporter_probe_failures_total.
+      probe_level: z.enum(['debug', 'info', 'warn', 'error']).default('debug'),
     })
-    .default({ level: 'info', format: 'json' }),
+    .default({ level: 'info', format: 'json', probe_level: 'debug' }),
 }).superRefine((c, ctx) => {
   if (c.webhooks.enabled && c.webhooks.path === c.web.telemetry_path) {
     ctx.addIssue({ code: 'custom', path: ['webhooks', 'path'], message: `${c.webhooks.path} is also web.telemetry_path: give the webhook receiver another path` });

@@ -177,12 +177,14 @@ async function probeRoute(ctx: RouteContext, req: IncomingMessage, res: ServerRe
     if (!res.writableEnded) gone.abort();
   };
   res.on('close', onClose);
-  let answer: { body: string; series: number };
+  let answer: Awaited<ReturnType<typeof probe>>;
   try {
-    answer = await probe(runtime, resolved, ctx.collectors(), deadline, ctx.logger.child({ component: 'probe' }), gone.signal);
+    answer = await probe(runtime, resolved, ctx.collectors(), deadline, ctx.logger.child({ component: 'probe' }), gone.signal, runtime.config.log.probe_level);
   } finally {
     res.off('close', onClose);
   }
+  ctx.self.probes.inc({ module: resolved.moduleName });
+  if (answer.failure !== undefined) ctx.self.probeFailures.inc({ module: resolved.moduleName, reason: answer.failure });
   if (gone.signal.aborted) return;
   ctx.compilers.probed(answer.series);
   await sendMetrics(req, res, answer.body);

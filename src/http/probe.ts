@@ -63,7 +63,9 @@ export async function probe(
   log: Logger,
   /** Aborts every request of the probe: its caller hung up. */
   callerGone?: AbortSignal,
-): Promise<{ body: string; series: number }> {
+  /** The level of the line a failing probe writes (log.probe_level). */
+  level: 'debug' | 'info' | 'warn' | 'error' = 'debug',
+): Promise<{ body: string; series: number; failure?: string }> {
   const started = performance.now();
   const target = moduleTarget(resolved.module, resolved.url, deadlineMs, connectionsFor(runtime.config));
   // Its requests feed only its own limiter: counted in the exporter's registry, every target probed would leave
@@ -76,6 +78,7 @@ export async function probe(
     const meta = new MetricSet();
     const outside = new Set(collectors.filter((c) => c.outsideRest).map((c) => c.name as string));
     let reached = results.length > 0;
+    const failed = results.filter((r) => !r.ok);
     for (const r of results) {
       meta.add(PROBE.collectorSuccess, { server, collector: r.collector }, r.ok ? 1 : 0);
       meta.add(PROBE.collectorDuration, { server, collector: r.collector }, r.seconds);
@@ -86,14 +89,24 @@ export async function probe(
       }
       // The connectioncounts provider is another port: as in serve, it says nothing of wowza_up.
       if (!r.reached && !outside.has(r.collector)) reached = false;
-      if (!r.ok) log.warn({ target: resolved.url, collector: r.collector, reason: errorReason(r.error!), err: r.error!.message }, 'probe collector failed');
     }
     // As serve's wowza_up: reached, and something answered with the REST API's shape (an HTML server is not Wowza).
     const rest = results.some((r) => !outside.has(r.collector) && (r.rest ?? r.ok));
-    meta.add(M.up, { server }, reached && rest ? 1 : 0);
+    const up = reached && rest;
+    meta.add(M.up, { server }, up ? 1 : 0);
     meta.add(PROBE.probeDuration, { server }, (performance.now() - started) / 1000);
     const sets = [meta, ...results.map((r) => r.set)];
-    return { body: mergeRendered(sets.map((s) => renderSet(s))), series: sets.reduce((n, s) => n + s.size, 0) };
+    const answer = { body: mergeRendered(sets.map((s) => renderSet(s))), series: sets.reduce((n, s) => n + s.size, 0) };
+    if (failed.length === 0) return answer;
+    // One line per failing probe, whatever the number of collectors, at the operator's level (log.probe_level):
+    // Prometheus probes every target every scrape interval, so these lines grow with the fleet.
+    const first = failed[0]!.error!;
+    const failure = errorReason(first);
+    log[level](
+      { target: resolved.url, module: resolved.moduleName, up: up ? 1 : 0, collectors: failed.map((r) => r.collector), reason: failure, err: first.message },
+      `probe failed: ${failed.length} of ${results.length} collectors (${failure})`,
+    );
+    return { ...answer, failure };
   } finally {
     await session.close();
   }

@@ -30,6 +30,8 @@ export interface SelfMetrics {
   reloadSuccessful: Gauge;
   reloadSuccessTime: Gauge;
   serversFileErrors: Counter<'file'>;
+  probes: Counter<'module'>;
+  probeFailures: Counter<'module' | 'reason'>;
   servers: Gauge;
   /** Counts one API request (retries and challenges included) and its latency. */
   observeRequest(server: string, endpoint: string, code: string, seconds: number): void;
@@ -81,6 +83,14 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
       name: 'wowza_exporter_servers_file_errors_total',
       help: 'Reads of a target file (servers_files) that failed; its last good content stays in use.',
       labelNames: ['file'],
+      registers: [registry],
+    }),
+    // By module only (names from the config): a series per probed target would grow with whatever callers name.
+    probes: new Counter({ name: 'wowza_exporter_probes_total', help: 'Probes (/probe) run, by module.', labelNames: ['module'], registers: [registry] }),
+    probeFailures: new Counter({
+      name: 'wowza_exporter_probe_failures_total',
+      help: 'Probes in which a collector failed (wowza_up 0, or a collector_success 0 in the answer), by module and the reason of the first failure, as in wowza_exporter_object_errors_total.',
+      labelNames: ['module', 'reason'],
       registers: [registry],
     }),
     servers: new Gauge({ name: 'wowza_exporter_servers', help: 'Wowza servers this exporter (this shard) polls.', registers: [registry] }),

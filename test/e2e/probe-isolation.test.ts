@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
-import { startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
+import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
+import { freePort } from '../helpers/ports.js';
 
 /**
  * Issue 40: after a few probes, wowza_exporter_api_requests_total and …_api_request_duration_seconds held series
@@ -64,7 +65,8 @@ describe('/probe leaves nothing in /metrics', () => {
     expect(after).not.toContain(host);
     const had = wowzaSeries(before);
     const added = [...wowzaSeries(after)].filter((s) => !had.has(s));
-    expect(added).toEqual([]);
+    // Only the count of probes by module (names from the config, a bounded set).
+    expect(added).toEqual(['wowza_exporter_probes_total{module="default"}']);
     expect(after).not.toMatch(/^wowza_exporter_api_requests_total\{/m);
   }, 120_000);
 });
@@ -88,4 +90,45 @@ describe('/probe of a web server that is not Wowza', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('/probe of a target that refuses connections (issue 45)', () => {
+  /** 20 probes of a port nothing listens on; the exporter's log lines meanwhile and its /metrics after. */
+  async function probeRefused(args: string[]): Promise<{ lines: Array<Record<string, unknown>>; metrics: string }> {
+    const target = `http://127.0.0.1:${await freePort()}`;
+    const dir = mkdtempSync(join(tmpdir(), 'wowza-probe-refused-'));
+    writeFileSync(join(dir, 'config.yaml'), stringify({ servers: [], modules: { edge: { allowed_targets: ['http://127\\.0\\.0\\.1:\\d+'] } } }));
+    const exporter = await startExporterProcess(['--config', join(dir, 'config.yaml'), ...args]);
+    try {
+      const from = exporter.output().length;
+      for (let i = 0; i < 20; i++) {
+        const body = await (await fetch(`${exporter.url}/probe?target=${encodeURIComponent(target)}&module=edge`, { signal: AbortSignal.timeout(30_000) })).text();
+        expect(body).toMatch(/^wowza_up\{[^}]*\} 0$/m);
+      }
+      const lines = exporter
+        .output()
+        .slice(from)
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      return { lines, metrics: await exporter.metrics() };
+    } finally {
+      await exporter.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('logs one line per failing probe at the level chosen (--log.probe-level warn), and counts each failure', async () => {
+    const { lines, metrics } = await probeRefused(['--log.probe-level', 'warn']);
+    expect(lines.map((l) => [l.level, l.msg])).toEqual(Array.from({ length: 20 }, () => ['warn', expect.stringMatching(/^probe failed: \d+ of \d+ collectors \(network\)$/)]));
+    expect(lines[0]).toMatchObject({ module: 'edge', up: 0, reason: 'network' });
+    expect(samples(metrics, 'wowza_exporter_probe_failures_total', { module: 'edge', reason: 'network' })[0]?.value).toBe(20);
+    expect(samples(metrics, 'wowza_exporter_probes_total', { module: 'edge' })[0]?.value).toBe(20);
+  }, 120_000);
+
+  it('at the defaults the line is at debug level: nothing in an info log, the failures still counted', async () => {
+    const { lines, metrics } = await probeRefused([]);
+    expect(lines).toEqual([]);
+    expect(samples(metrics, 'wowza_exporter_probe_failures_total', { module: 'edge', reason: 'network' })[0]?.value).toBe(20);
+  }, 120_000);
 });

@@ -309,6 +309,7 @@ const CASES: Case[] = [
   c('log', { log: 'debug' }, 'log', /object/),
   c('log.level', { log: { level: 'loud' } }, 'log.level', /debug|info|warn|error/),
   c('log.format', { log: { format: 'xml' } }, 'log.format', /json|logfmt/),
+  c('log.probe_level', { log: { probe_level: 'chatty' } }, 'log.probe_level', /debug|info|warn|error/),
 ];
 
 function emptyFile(name: string): string {
