@@ -263,7 +263,8 @@ function unwrap(s: z.ZodType): z.ZodType {
 
 export function defaultServerName(url: string): string {
   const u = new URL(url);
-  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+  // With the URL's path, if any: servers behind one reverse proxy under prefixes are told apart.
+  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}${u.pathname.replace(/\/+$/, '')}`;
 }
 
 /** Validates the merged document into a Config, or gives a `key: problem` line per bad key. */

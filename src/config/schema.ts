@@ -68,9 +68,13 @@ const HostName = z.string().refine((v) => /^(?=.{1,253}$)[A-Za-z0-9_]([A-Za-z0-9
 const RESERVED_PATHS = new Set(['/', '/-/healthy', '/-/ready', '/-/reload', '/probe', '/api/v1/status', '/favicon.ico']);
 
 export const ServerSchema = z.strictObject({
-  /** The `server` label; default `host:port` of the URL. */
+  /** The `server` label; default `host:port` of the URL, followed by its path if it has one. */
   name: z.string().min(1).optional(),
-  url: httpUrl('http://127.0.0.1:8087', 'use username and password_file'),
+  /** The REST API's address; a path is the API's base (an install behind a reverse proxy under a prefix). */
+  url: httpUrl('http://127.0.0.1:8087', 'use username and password_file').superRefine((v, ctx) => {
+    const u = URL.canParse(v) ? new URL(v) : undefined;
+    if (u && (u.search || u.hash)) ctx.addIssue({ code: 'custom', message: 'must not carry a query or fragment: the REST API\'s paths are appended to the URL (a path is kept as the API\'s base)' });
+  }),
   /**
    * The server's connectioncounts provider (admin port, 8086 by default): per-stream viewers for every stream in
    * one request, so the REST `stream` collector only reads bytes and uptime, every 60 s unless set otherwise.

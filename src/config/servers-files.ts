@@ -42,7 +42,10 @@ const TargetUrl = z.string().transform((v, ctx) => {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `must be http or https, not ${u.protocol}` });
   if (u.username || u.password) ctx.addIssue({ code: 'custom', message: 'must not carry credentials: the module holds them' });
-  return u.origin;
+  if (u.search || u.hash) ctx.addIssue({ code: 'custom', message: 'must not carry a query or fragment: the REST API\'s paths are appended to the URL' });
+  // A path is the API's base (a server behind a reverse proxy under a prefix), kept as it is; no path is the root.
+  const path = u.pathname.replace(/\/+$/, '');
+  return `${u.origin}${path}`;
 });
 
 const TargetFileSchema = z.array(

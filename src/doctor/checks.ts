@@ -13,6 +13,7 @@ import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
 import { parseChallenges } from '../wowza/digest.js';
 import { WowzaError, WowzaUnparsableError } from '../wowza/errors.js';
 import { FIX, isManagerPage, NOT_REST_API } from '../wowza/failure-advice.js';
+import { apiUrl } from '../wowza/api-url.js';
 import { createAgent } from '../wowza/transport.js';
 import { versionOf } from '../collectors/status.js';
 import type { CheckResult } from './report.js';
@@ -213,7 +214,7 @@ function tlsCheck(host: string, port: number, t: WowzaTarget): Promise<CheckResu
 
 async function httpCheck(url: URL, t: WowzaTarget): Promise<CheckResult> {
   const agent = createAgent({ connections: 1, tls: t.tls });
-  const probeUrl = new URL('/v2/machine/monitoring/current', url);
+  const probeUrl = apiUrl(url, '/v2/machine/monitoring/current');
   try {
     const res = await request(probeUrl, { dispatcher: agent, headers: { accept: 'application/json' }, signal: AbortSignal.timeout(t.timeoutMs) });
     const body = (await res.body.text()).slice(0, 4096);

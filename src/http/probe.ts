@@ -46,7 +46,9 @@ export function resolveProbe(runtime: RuntimeConfig, params: URLSearchParams) {
     const known = [...runtime.modules.keys()];
     throw new ProbeRequestError(`unknown module "${moduleName.slice(0, 100)}"${known.length ? ` (configured: ${known.join(', ')})` : ' (no modules configured: add a modules: section)'}`);
   }
-  const normalized = url.origin;
+  if (url.search || url.hash) throw new ProbeRequestError('"target" must not carry a query or fragment: the REST API\'s paths are appended to it');
+  // A path is the API's base (a server behind a reverse proxy under a prefix): allowed_targets must allow it too.
+  const normalized = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   if (module.allowed.length === 0) throw new ProbeRequestError(`module "${moduleName}" has no allowed_targets: it serves target files only, not /probe`);
   if (!module.allowed.some((re) => re.test(normalized))) {
     throw new ProbeRequestError(`target ${normalized} is not in the allowed_targets of module "${moduleName}"`);

@@ -34,6 +34,7 @@ import {
   ServerStatus,
   VHostList,
 } from './schemas.js';
+import { apiUrl } from './api-url.js';
 import { BodyTooLargeError, ByteBudget, createAgent, exchange, JsonDepthGuard, RefusedBodyError, type TlsSettings } from './transport.js';
 import { XmlGuard } from './xml-guard.js';
 import { answerParser } from './answer-parser.js';
@@ -219,7 +220,7 @@ export class WowzaClient {
     opts: { signal?: AbortSignal; query?: Record<string, string>; body?: unknown } = {},
   ): Promise<z.infer<S>> {
     const path = fillPath(endpoint, { server: this.target.serverName, ...values });
-    const url = new URL(path, this.base);
+    const url = apiUrl(this.base, path);
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
     const site: CallSite = { server: this.target.name, endpoint, url: redactUrl(url.toString()) };
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
@@ -286,7 +287,7 @@ export class WowzaClient {
     schema: S,
     opts: { signal?: AbortSignal; body?: unknown } = {},
   ): Promise<z.infer<S> | undefined> {
-    const url = new URL(fillPath(endpoint, { server: this.target.serverName, ...values }), this.base);
+    const url = apiUrl(this.base, fillPath(endpoint, { server: this.target.serverName, ...values }));
     const site: CallSite = { server: this.target.name, endpoint, url: redactUrl(url.toString()) };
     const raw = await this.send(method, url, site, opts.signal, opts.body === undefined ? undefined : JSON.stringify(opts.body));
     const text = raw.body.toString('utf8').trim();

@@ -20,6 +20,8 @@ describe('target files', () => {
     const j = readTargetFile(file('b.json', JSON.stringify([{ targets: ['http://wowza-3:8087'], module: 'edge' }])), modules);
     expect(j[0]).toMatchObject({ module: 'edge', labels: {} });
     expect(readTargetFile(file('empty.yaml', ''), modules)).toEqual([]);
+    // A path is the API's base behind a reverse proxy: kept (without a trailing slash), never dropped.
+    expect(readTargetFile(file('path.yaml', '- targets: ["https://proxy:443/wowza-7/", proxy/wowza-8]\n'), modules)[0]!.targets).toEqual(['https://proxy/wowza-7', 'http://proxy/wowza-8']);
     const e = readTargetFile(file('c.yaml', '- targets: [w:8087]\n  expected_streams: [live/cam1, live/backup/cam2]\n'), modules);
     expect(e[0]!.expectedStreams).toEqual([
       { application: 'live', appInstance: '_definst_', stream: 'cam1' },
@@ -33,6 +35,7 @@ describe('target files', () => {
       ['- targets: []', /\[0\]\.targets: list at least one target/],
       ['- targets: ["ftp://w:21"]', /\[0\]\.targets\[0\]: must be http or https/],
       ['- targets: ["http://admin:secret@w:8087"]', /\[0\]\.targets\[0\]: must not carry credentials/],
+      ['- targets: ["http://w:8087/api?x=1"]', /\[0\]\.targets\[0\]: must not carry a query or fragment/],
       ['- targets: [w:8087]\n  module: nope', /\[0\]\.module: "nope" is not one of modules: \(default, edge\)/],
       ['- targets: [w:8087]\n  labels: {server: x}', /\[0\]\.labels\.server: .*"server" is a label the exporter sets itself/],
       ['- targets: [w:8087]\n  labels: {"1x": y}', /\[0\]\.labels\.1x: label names use letters/],
