@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { parseConfig, resolveConfig } from '../config/load.js';
 import { startExporter } from '../exporter.js';
@@ -37,7 +37,8 @@ export const demoCommand: CommandModule = {
     try {
       // 4.9.6 so the simulator can deliver webhooks to the exporter's receiver. A default install's layout: REST on
       // Basic, the admin port's connectioncounts provider on Digest.
-      sim = await startSimulator({ port: 0, auth: 'basic', adminAuth: 'digest', streams: Number(argv.streams), serverVersion: DEMO_VERSION, logs: { linesPerSecond: 5 } });
+      // A password of its own, not the username: the commands printed below then show both.
+      sim = await startSimulator({ port: 0, auth: 'basic', password: `demo-${randomBytes(4).toString('hex')}`, adminAuth: 'digest', streams: Number(argv.streams), serverVersion: DEMO_VERSION, logs: { linesPerSecond: 5 } });
     } catch (err) {
       removeDir();
       throw err;
@@ -107,7 +108,7 @@ export const demoCommand: CommandModule = {
         `  tail -f ${logFile}        (webhook events arrive with log_type "webhook")`,
         `  curl -u ${sim.username}:${sim.password} -H 'Accept: application/json' ${sim.url}/v2/servers/_defaultServer_/status`,
         `  curl --digest -u ${sim.username}:${sim.password} '${sim.countsUrl}?flat'`,
-        `  node dist/cli.js doctor --wowza.url ${sim.url} --wowza.username ${sim.username}   (with WOWZA_PASSWORD=${sim.password})`,
+        `  ${cliCommand()} doctor --wowza.url ${sim.url} --wowza.username ${sim.username}   (with WOWZA_PASSWORD=${sim.password})`,
         '',
         'Press Ctrl-C to stop.',
         '',
@@ -133,3 +134,15 @@ export const demoCommand: CommandModule = {
     });
   },
 };
+
+/**
+ * The command that runs this CLI, as the user started it: `wowza-exporter` when installed (npm's bin link), `node
+ * dist/cli.js` from a clone (`npm run demo`), so the commands the demo prints work as written where it runs.
+ */
+function cliCommand(): string {
+  const script = process.argv[1] ?? '';
+  if (basename(script) !== 'cli.js') return 'wowza-exporter';
+  const path = relative(process.cwd(), script);
+  return `node ${path.startsWith('..') || path === '' ? script : path}`;
+}
+

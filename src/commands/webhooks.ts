@@ -24,6 +24,8 @@ export function targetUrlFor(base: string, server: string): string {
     throw new ConfigError(`--target-url: not a URL: ${JSON.stringify(base.slice(0, 200))}`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError('--target-url must be an http or https URL');
+  // Each server's target carries its own name; one given in the URL would be replaced for every server but one.
+  if (u.searchParams.has('server')) throw new ConfigError(`--target-url: leave out "server=": each server's target gets ?server=<its name> (here ${JSON.stringify(server)})`);
   u.searchParams.set('server', server);
   return u.toString();
 }

@@ -146,7 +146,15 @@ export const ConfigSchema = z.strictObject({
   web: z
     .strictObject({
       /** One address or several (every one answers), as node_exporter's repeatable --web.listen-address. */
-      listen_address: z.union([ListenAddress, z.array(ListenAddress).min(1, 'list at least one address')]).default(':9935'),
+      listen_address: z
+        .union([ListenAddress, z.array(ListenAddress).min(1, 'list at least one address')], {
+          // YAML reads `listen_address: 9935` as a number: say what to write instead of zod's "Invalid input".
+          error: (issue) =>
+            typeof issue.input === 'number'
+              ? `${issue.input} is a number, not an address: write ":${issue.input}" (every address) or "127.0.0.1:${issue.input}", in quotes`
+              : 'expected an address ("host:port" or ":port") or a list of them',
+        })
+        .default(':9935'),
       /** Where the metrics are served (node_exporter's --web.telemetry-path). */
       telemetry_path: z
         .string()

@@ -263,14 +263,17 @@ async function authCheck(t: WowzaTarget, offered: string[]): Promise<CheckResult
   if (!t.password) return { check: 'auth', status: 'fail', message: `no password configured for user "${t.username}"`, fix: FIX.noPassword };
   const supported = offered.filter((s): s is 'basic' | 'digest' => s === 'basic' || s === 'digest');
   const works: string[] = [];
+  const unsure: string[] = [];
   for (const scheme of supported) {
     const c = new WowzaClient({ ...t, auth: scheme });
     try {
       await c.machineCurrent();
       works.push(scheme);
     } catch (err) {
-      // Authenticated but unreadable: the body problem is the content-type check's business.
-      if (err instanceof WowzaError && err.kind === 'unparsable') works.push(scheme);
+      // Only a refusal of the credentials says they are wrong. An error status past authentication (a 500 of the
+      // endpoint) or an unreadable body means they were accepted: those are the later checks' business.
+      if (err instanceof WowzaError && (err.kind === 'unparsable' || err.kind === 'http')) works.push(scheme);
+      else if (!(err instanceof WowzaError && err.kind === 'auth')) unsure.push(`${cap(scheme)}: ${(err as Error).message}`);
     } finally {
       await c.close();
     }
@@ -285,6 +288,9 @@ async function authCheck(t: WowzaTarget, offered: string[]): Promise<CheckResult
       fix: `use --wowza.auth ${works[0] ?? supported[0] ?? 'auto'} or auto`,
       details,
     };
+  }
+  if (works.length === 0 && unsure.length > 0) {
+    return { check: 'auth', status: 'warn', message: `could not tell whether the credentials work: ${unsure.join('; ')}`, details };
   }
   if (works.length === 0) {
     return { check: 'auth', status: 'fail', message: `wrong username or password: user "${t.username}" was rejected with ${supported.map(cap).join(' and ')}`, fix: FIX.wrongCredentials, details };

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -8,6 +8,7 @@ import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { startVideoSimulator, videoSchedule, type VideoSimulator } from '@wowza-exporter/simulator/video';
 import { signHs256 } from '../../src/webhooks/jwt.js';
 import { runCli, samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
+import { brokenLinks } from '../helpers/markdown-links.js';
 import { waitFor } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -202,42 +203,8 @@ describe('docs that cannot drift', () => {
   });
 
   it('every relative link in README.md, CONTRIBUTING.md and docs/*.md resolves to a file, and its #anchor to a heading', () => {
-    const broken: string[] = [];
-    let links = 0;
-    for (const file of [README_FILE, join(ROOT, 'CONTRIBUTING.md'), ...DOCS]) {
-      const text = readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '');
-      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-        const link = m[1]!;
-        if (/^[a-z]+:/i.test(link)) continue;
-        links++;
-        const [path, anchor] = link.split('#') as [string, string | undefined];
-        const target = path === '' ? file : resolve(dirname(file), path);
-        if (!existsSync(target)) {
-          broken.push(`${file.slice(ROOT.length)}: ${link} (no such file)`);
-          continue;
-        }
-        if (anchor !== undefined && target.endsWith('.md') && !anchors(readFileSync(target, 'utf8')).has(anchor)) broken.push(`${file.slice(ROOT.length)}: ${link} (no such heading)`);
-      }
-    }
+    const { links, broken } = brokenLinks(ROOT, [README_FILE, join(ROOT, 'CONTRIBUTING.md'), ...DOCS]);
     expect(links, 'relative links checked').toBeGreaterThan(10);
     expect(broken).toEqual([]);
   });
 });
-
-
-/** GitHub's heading anchors: lowercase, punctuation dropped, spaces to hyphens, repeats numbered. */
-function anchors(markdown: string): Set<string> {
-  const out = new Set<string>();
-  const seen = new Map<string, number>();
-  for (const m of markdown.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)) {
-    const base = m[1]!
-      .trim()
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N} _-]/gu, '')
-      .replace(/ /g, '-');
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    out.add(n === 0 ? base : `${base}-${n}`);
-  }
-  return out;
-}

@@ -140,6 +140,15 @@ describe('doctor against the simulator', () => {
     expect(JSON.stringify(results)).not.toContain('wrong-pa55');
   });
 
+  it('an endpoint answering 500 past authentication: the credentials pass, the failure is the endpoint\'s (issue 45: it said "wrong password")', async () => {
+    const s = await sim({ auth: 'basic' });
+    s.faults.inject('/v2/machine/monitoring/current', { type: 'status', status: 500, message: 'MachineMonitor unavailable' });
+    const results = await doctor(target(s.url));
+    expect(byName(results, 'auth')).toMatchObject({ status: 'pass', message: expect.stringContaining('Basic accepted for user') });
+    expect(failed(results).map((r) => r.check)).toEqual(['discovery']);
+    expect(byName(results, 'discovery')!.message).toContain('machine (/v2/machine/monitoring/current answered HTTP 500: MachineMonitor unavailable');
+  });
+
   it('the wrong scheme forced: the auth check names the scheme to use', async () => {
     const s = await sim({ auth: 'digest' });
     const results = await doctor(target(s.url, { auth: 'basic' }));

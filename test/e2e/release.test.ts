@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, posix } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,11 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '@wowza-exporter/simulator';
 import { CLI, samples } from '../helpers/exporter-process.js';
+import { brokenLinks } from '../helpers/markdown-links.js';
+import { missingTool, promtoolPath } from '../helpers/prometheus.js';
 import { freePort, waitFor } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const run = promisify(execFile);
+const dirnameOf = (path: string) => posix.dirname(path);
 
 /**
  * npm's own settings only, without the ones `npm test` passes down to its children (prefix, lifecycle, global
@@ -90,6 +93,10 @@ describe('npm run release: the tarball an operator installs', () => {
       'package/deploy/prometheus/rules/wowza.rules.yml',
       'package/deploy/systemd/wowza-exporter.service',
       'package/deploy/config.example.yaml',
+      // What the README links and tells an operator to run.
+      'package/CHANGELOG.md',
+      'package/SECURITY.md',
+      'package/deploy/prometheus/tests/exporter.test.yml',
     ]));
     const license = (await run('tar', ['-xzOf', tgz, 'package/LICENSE'])).stdout;
     expect(license).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'));
@@ -101,7 +108,8 @@ describe('npm run release: the tarball an operator installs', () => {
     // Of dist/, only the bundle: what `wowza-exporter` runs.
     expect(entries.filter((e) => e.startsWith('package/dist/') && !/^package\/dist\/(cli\.js|chunks\/[^/]+\.(js|json))$/.test(e))).toEqual([]);
     expect(entries.filter((e) => e.endsWith('.map'))).toEqual([]);
-    expect(entries.filter((e) => /(^|\/)(test|tests|bench|src)\/|\.(test|spec)\.[a-z]+$/.test(e))).toEqual([]);
+    // Of tests, only the rules' unit tests for promtool, which operators run on the rules they deploy.
+    expect(entries.filter((e) => !e.startsWith('package/deploy/prometheus/tests/') && /(^|\/)(test|tests|bench|src)\/|\.(test|spec)\.[a-z]+$/.test(e))).toEqual([]);
     expect(entries.filter((e) => /password|secret|\.key$|\.pem$/.test(e))).toEqual([]);
   });
 
@@ -123,6 +131,56 @@ describe('npm run release: the tarball an operator installs', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  describe('the installed copy is the documented copy (issue 45)', () => {
+    let pkg: string;
+    beforeAll(async () => {
+      pkg = join(dir, 'unpacked');
+      mkdirSync(pkg, { recursive: true });
+      await run('tar', ['-xzf', tgz, '-C', pkg, '--strip-components=1']);
+    });
+
+    it('the shipped README and docs are the checked ones, and every relative link in them resolves inside the tarball', () => {
+      const docs = readdirSync(join(pkg, 'docs')).filter((f) => f.endsWith('.md'));
+      for (const f of ['README.md', 'CHANGELOG.md', 'SECURITY.md', ...docs.map((d) => `docs/${d}`)]) {
+        // docs-drift.test.ts holds the clone's copies to the code: the shipped ones are those, byte for byte.
+        expect(readFileSync(join(pkg, f), 'utf8'), f).toBe(readFileSync(join(ROOT, f), 'utf8'));
+      }
+      const { links, broken } = brokenLinks(pkg, ['README.md', 'CHANGELOG.md', 'SECURITY.md', ...docs.map((d) => `docs/${d}`)].map((f) => join(pkg, f)));
+      expect(links).toBeGreaterThan(50);
+      expect(broken).toEqual([]);
+    });
+
+    it('every file the README names for a command or a setting is in the tarball, unless the README says it is in a clone', () => {
+      const readme = readFileSync(join(pkg, 'README.md'), 'utf8');
+      const missing: string[] = [];
+      let named = 0;
+      // Paragraphs (and list items) that say they are for a clone of the source repository name its files.
+      for (const paragraph of readme.split(/\n(?=\s*\n|- |\s*```)/)) {
+        if (/in a clone|from a clone|source repository/i.test(paragraph)) continue;
+        for (const m of paragraph.matchAll(/(?<![\w./-])((?:deploy|dashboards|docs)\/[\w./*-]+[\w*])/g)) {
+          named++;
+          const path = m[1]!;
+          const found = path.includes('*') ? existsSync(join(pkg, dirnameOf(path))) && readdirSync(join(pkg, dirnameOf(path))).some((f) => new RegExp(`^${path.split('/').pop()!.replace(/[.]/g, '\\.').replace(/\*/g, '.*')}$`).test(f)) : existsSync(join(pkg, path));
+          if (!found) missing.push(path);
+        }
+      }
+      expect(named).toBeGreaterThan(10);
+      expect([...new Set(missing)]).toEqual([]);
+    });
+
+    it.skipIf(missingTool('promtool', promtoolPath(), "the README's promtool commands from the tarball"))("the README's `promtool check rules` and `promtool test rules` run as written in the unpacked tarball", async () => {
+      const readme = readFileSync(join(pkg, 'README.md'), 'utf8');
+      const commands = [...readme.matchAll(/`(promtool (?:check|test) rules [^`]+)`/g)].map((m) => m[1]!);
+      expect(commands).toHaveLength(2);
+      for (const command of commands) {
+        const [, ...args] = command.split(' ');
+        const files = args.flatMap((a) => (a.includes('*') ? readdirSync(join(pkg, dirnameOf(a))).filter((f) => f.endsWith('.yml')).map((f) => `${dirnameOf(a)}/${f}`) : [a]));
+        const { stdout } = await run(promtoolPath()!, files, { cwd: pkg });
+        expect(stdout, command).toMatch(/SUCCESS/);
+      }
+    });
   });
 
   it('npm install -g into a clean prefix runs no build script, and gives `wowza-exporter --version` and a serve that reaches wowza_up 1', async (ctx) => {
@@ -158,6 +216,34 @@ describe('npm run release: the tarball an operator installs', () => {
       proc.kill('SIGTERM');
       await exited;
       await sim.close();
+    }
+
+    // The installed demo prints commands for the installed CLI, and its doctor command runs as printed (issue 45: it
+    // said `node dist/cli.js doctor`, which exists only in a clone).
+    const demo = spawn(bin, ['demo'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let said = '';
+    demo.stdout.on('data', (d: Buffer) => (said += d.toString()));
+    demo.stderr.on('data', (d: Buffer) => (said += d.toString()));
+    const demoExited = new Promise((resolve) => demo.on('exit', resolve));
+    try {
+      const line = await waitFor(`the demo's doctor command (output so far: ${said.slice(-1000)})`, () => said.split('\n').find((l) => /^\s+\S+ doctor /.test(l)), 60_000);
+      const m = /^\s+(wowza-exporter doctor .*?)\s+\(with WOWZA_PASSWORD=(\S+)\)$/.exec(line);
+      expect(m, line).not.toBeNull();
+      const [cmd, ...args] = m![1]!.split(/\s+/);
+      expect(cmd).toBe('wowza-exporter');
+      const doctor = await run(join(prefix, 'bin', cmd!), args, { cwd: dir, env: { ...env, WOWZA_PASSWORD: m![2]! }, timeout: 60_000 }).then(
+        (r) => ({ code: 0, out: r.stdout + r.stderr }),
+        (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }),
+      );
+      // It runs and reaches the demo's server with the printed credentials; the one failure it may report is the fault
+      // the demo injects into the machine endpoint for the first 20 s of every minute.
+      expect(doctor.out).toMatch(/✔ auth: Basic accepted for user "admin"/);
+      const failures = doctor.out.split('\n').filter((l) => l.includes('✖'));
+      expect(failures.filter((l) => !l.includes('Demo fault')), doctor.out).toEqual([]);
+      expect(doctor.code, doctor.out).toBe(failures.length === 0 ? 0 : 1);
+    } finally {
+      demo.kill('SIGTERM');
+      await demoExited;
     }
   });
 

@@ -135,6 +135,7 @@ const CASES: Case[] = [
   c('web.enable_lifecycle', { web: { enable_lifecycle: 'yes' } }, 'web.enable_lifecycle', /boolean/),
   c('web.listen_address', { web: { listen_address: [] } }, 'web.listen_address', /at least one/),
   c('web.listen_address', { web: { listen_address: [':9935', 'nowhere'] } }, 'web.listen_address', /\[host\]:port/),
+  c('web.listen_address', { web: { listen_address: 9935 } }, 'web.listen_address', /9935 is a number, not an address: write ":9935" \(every address\) or "127.0.0.1:9935"/),
   c('web.telemetry_path', { web: { telemetry_path: 'metrics' } }, 'web.telemetry_path', /starts with \//),
   c('web.telemetry_path', { web: { telemetry_path: '/-/healthy' } }, 'web.telemetry_path', /exporter's own paths/),
   c('web.systemd_socket', { web: { systemd_socket: 'yes' } }, 'web.systemd_socket', /boolean/),
