@@ -79,11 +79,10 @@ interface Outcome {
   rest: boolean;
   error?: Error;
   /**
-   * When it is evidence of (performance.now()): an answer when it came, a failure to reach the server when its poll
-   * started. A poll that hangs until its deadline says nothing of the time since it was sent, so it does not outweigh an
-   * answer another collector got meanwhile (which would make wowza_up flap while one endpoint hangs).
+   * A failure to reach the server that an answer after an outage set aside (recordOutcome): it no longer holds the
+   * server down, and its collector polls again at once to say how it stands now.
    */
-  at: number;
+  setAside?: boolean;
 }
 
 export interface SchedulerOptions {
@@ -115,6 +114,10 @@ export class Scheduler {
   private held = 0;
   /** Latest outcome of each up-setting collector, per server. */
   private readonly reachedBy = new Map<string, Map<string, Outcome>>();
+  /** Per server, the collectors that failed to reach it since it was last up: more than one is an outage, not an endpoint. */
+  private readonly failedWhileDown = new Map<string, Set<string>>();
+  /** Per server, when it last answered again after an outage (performance.now()). */
+  private readonly recoveredAt = new Map<string, number>();
   /** The state of each server last logged: `up`, or the kind and fix of why it is down. */
   private readonly stateSaid = new Map<string, string>();
   /** server, collector, field and reason of every drop already logged (bounded: the fields are the code's own names). */
@@ -176,11 +179,13 @@ export class Scheduler {
     const t = this.runtimes.get(server)?.target;
     const ctx = { url: t?.url ?? '', username: t?.username, password: t?.password };
     const outcomes = [...byCollector.values()];
-    const unreached = this.latestUnreached(server);
+    const unreached = outcomes.find((o) => !o.reached && o.error && !o.setAside);
     if (unreached) {
       const err = unreached.error!;
       const advice = adviseFailure(err, ctx) ?? { cause: err.message, fix: FIX.unreachableHost };
-      return { up: false, key: `${errorReason(err)}\u0000${advice.fix}`, advice };
+      // Keyed by the kind of failure only: while a server is down its requests meet a reset on a pooled connection and
+      // a refusal on a new one by turns, and that is one state (one line), not a change of cause each time.
+      return { up: false, key: errorReason(err), advice };
     }
     if (outcomes.some((o) => o.rest)) return { up: true, key: 'up' };
     const foreign = (outcomes.find((o) => o.error && foreignAnswer(o.error)) ?? outcomes.find((o) => o.error))?.error;
@@ -256,6 +261,8 @@ export class Scheduler {
     runtime?.stopRequests();
     await this.stopJobs([...(this.jobsOf.get(name) ?? [])]);
     this.reachedBy.delete(name);
+    this.failedWhileDown.delete(name);
+    this.recoveredAt.delete(name);
     this.stateSaid.delete(name);
     for (const said of this.dropsSaid) if (said.startsWith(`${name}\u0000`)) this.dropsSaid.delete(said);
     this.o.store.deleteServer(name);
@@ -369,25 +376,14 @@ export class Scheduler {
   }
 
   /**
-   * The latest evidence that `server` cannot be reached (network, TLS, timeout, authentication), when nothing newer
-   * says it was: wowza_up follows the latest evidence, so one answer after an outage brings the server back without
-   * waiting for the collector with the longest interval to succeed again.
+   * Whether the latest poll of every collector of `server` failed to reach it (network, TLS, timeout, authentication):
+   * the server is out, not one of its endpoints.
    */
-  private latestUnreached(server: string): Outcome | undefined {
-    const outcomes = this.reachedBy.get(server);
-    if (!outcomes) return undefined;
-    let reachedAt = -Infinity;
-    let latest: Outcome | undefined;
-    for (const o of outcomes.values()) {
-      if (o.reached) reachedAt = Math.max(reachedAt, o.at);
-      else if (o.error && (!latest || o.at > latest.at)) latest = o;
-    }
-    return latest && latest.at > reachedAt ? latest : undefined;
-  }
-
-  /** Whether the latest evidence says the server is out, not one of its endpoints. */
   private unreachable(server: string): boolean {
-    return this.latestUnreached(server) !== undefined;
+    const outcomes = this.reachedBy.get(server);
+    if (!outcomes || outcomes.size === 0) return false;
+    for (const o of outcomes.values()) if (o.reached || !o.error) return false;
+    return true;
   }
 
   /**
@@ -527,14 +523,35 @@ export class Scheduler {
     let byCollector = this.reachedBy.get(server);
     if (!byCollector) this.reachedBy.set(server, (byCollector = new Map()));
     const wasUnreachable = this.unreachable(server);
-    // A success read from the discovery walk alone (no request of its own) is no news of the server: it keeps the time
-    // of the collector's previous evidence, so it cannot bring a server that refuses connections back.
-    const at = !result.reached ? started : result.answered !== false ? performance.now() : (byCollector.get(collector)?.at ?? -Infinity);
-    byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, at, ...(result.error ? { error: result.error } : {}) });
-    // The server answers again: the collectors that waited for it poll now rather than at their own next interval, so
-    // every series (and wowza_up) is back within one poll.
-    if (wasUnreachable && result.reached) for (const j of this.jobsOf.get(server) ?? []) if (j.spec.collector !== collector) void this.run(j);
+    const wasDown = this.serverState(server)?.up === false;
+    // A poll sent during the outage that ends after the server answered again is old news: set aside like the others.
+    const stale = !result.reached && started < (this.recoveredAt.get(server) ?? -Infinity);
+    byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, ...(stale ? { setAside: true } : {}), ...(result.error ? { error: result.error } : {}) });
+    let failedMeanwhile = this.failedWhileDown.get(server);
+    if (!result.reached && !stale) {
+      if (!failedMeanwhile) this.failedWhileDown.set(server, (failedMeanwhile = new Set()));
+      failedMeanwhile.add(collector);
+    }
+    // The server answers again after an outage (a request of this poll got an answer while it was down, and more than
+    // one collector had failed to reach it: the server, not one endpoint): wowza_up follows that answer. The failures of
+    // the others are set aside rather than holding it at 0 until each polls at its own interval (the one with the
+    // longest interval last), and they poll now, so every series is back within one poll. One endpoint failing while
+    // the others answer is not an outage: the server stays down while it fails, steadily.
+    const outage = wasUnreachable || (failedMeanwhile?.size ?? 0) >= 2;
+    // At most once per shortest interval of the server's collectors: a server whose walk fails while machine answers
+    // must not be asked again and again, as fast as the answers come back.
+    const shortest = Math.min(...(this.jobsOf.get(server) ?? []).map((j) => j.spec.intervalMs));
+    const recentlyRecovered = performance.now() - (this.recoveredAt.get(server) ?? -Infinity) < shortest;
+    if (wasDown && result.reached && result.answered !== false && outage && !recentlyRecovered) {
+      this.recoveredAt.set(server, performance.now());
+      for (const [other, o] of byCollector) if (other !== collector && !o.reached) o.setAside = true;
+      const jobs = this.jobsOf.get(server) ?? [];
+      // The walk failed during the outage: walked again, not read from its failure, by the collectors that poll now.
+      jobs[0]?.spec.invalidate?.();
+      for (const j of jobs) if (j.spec.collector !== collector) void this.run(j);
+    }
     const state = this.serverState(server)!;
+    if (state.up) this.failedWhileDown.delete(server);
     this.sayState(server, state);
     return state;
   }
