@@ -23,6 +23,14 @@ const THREAD_HEAP_MB = 512;
 /** The thread stops after this long without work: most servers never send an answer big enough to need it. */
 const IDLE_MS = 30_000;
 
+/**
+ * After an answer this big the thread stops as soon as it has nothing queued: its heap holds what parsing left (the
+ * text, the tree, the slices) until V8 collects it, which it does lazily below the heap limit, and the next poll's
+ * parse piled onto that garbage (a peak of 400 MB and more at 32 MB lists every 5 s). A new thread starts in tens of
+ * milliseconds, against hundreds for parsing such an answer.
+ */
+const RESTART_AFTER_BYTES = 8 * 1024 * 1024;
+
 export interface ParseRequest {
   id: number;
   body: Uint8Array;
@@ -47,6 +55,8 @@ const NAMES = new Map<z.ZodType, string>(Object.entries(LIST_ANSWERS).map(([name
  */
 export class AnswerParser {
   private worker: Worker | undefined;
+  /** Threads that parsed a big answer: stopped once they have nothing queued (RESTART_AFTER_BYTES). */
+  private readonly restartWhenIdle = new WeakSet<Worker>();
   private readonly pending = new Map<number, { resolve: (r: ParseResponse) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private idle: NodeJS.Timeout | undefined;
@@ -71,6 +81,7 @@ export class AnswerParser {
     const request: ParseRequest = { id, body: bytes, schema: NAMES.get(schema)!, maxItems };
     const response = await new Promise<ParseResponse>((resolve, reject) => {
       const worker = this.thread();
+      if (body.length >= RESTART_AFTER_BYTES) this.restartWhenIdle.add(worker);
       this.pending.set(id, { resolve, reject });
       clearTimeout(this.idle);
       worker.postMessage(request, [bytes.buffer as ArrayBuffer]);
@@ -115,6 +126,11 @@ export class AnswerParser {
 
   private stopWhenIdle(worker: Worker): void {
     clearTimeout(this.idle);
+    if (this.restartWhenIdle.delete(worker) && this.worker === worker) {
+      this.worker = undefined;
+      void worker.terminate().catch(() => undefined);
+      return;
+    }
     this.idle = setTimeout(() => {
       if (this.worker !== worker || this.pending.size > 0) return;
       this.worker = undefined;
