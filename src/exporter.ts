@@ -106,7 +106,8 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   self.reloadSuccessful.set(1);
   self.reloadSuccessTime.set(Date.now() / 1000);
 
-  const logs = new LogHost({ self, logger, onStart: () => compilers.turnOnFor('logs') });
+  // Log reads are requests to the server like the polls: within its budget (the session of the scheduler in use).
+  const logs = new LogHost({ self, logger, onStart: () => compilers.turnOnFor('logs'), budgetOf: (name) => scheduler.servers.get(name)?.logLimit });
   const finder = new ConnectionCountsFinder(logger, () => runtime.collectors.connectioncounts.enabled);
   const servers = new ServerSet({
     runtime: () => runtime,

@@ -30,6 +30,11 @@ export interface LogHostOptions {
   logger: Logger;
   /** Called when shipping starts: log volume is work worth V8's compilers. */
   onStart?: () => void;
+  /**
+   * The gate of a polled server's requests (its request budget, ServerSession.logLimit), looked up at each request:
+   * a reload that restarts polling gives the server a new one.
+   */
+  budgetOf?: (server: string) => (<T>(fn: () => Promise<T>) => Promise<T>) | undefined;
 }
 
 /**
@@ -77,7 +82,12 @@ export class LogHost {
       onChallenge: (reason) => self.authChallenges.inc({ server: name, reason }),
     });
     this.#clients.set(name, client);
-    this.#shipping.addSource(new this.#LogSource(client));
+    const budgetOf = this.o.budgetOf;
+    const gate = <T>(fn: () => Promise<T>): Promise<T> => {
+      const limit = budgetOf?.(name);
+      return limit ? limit(fn) : fn();
+    };
+    this.#shipping.addSource(new this.#LogSource(client, gate));
   }
 
   /** Stops following a server that is no longer polled. */

@@ -36,6 +36,29 @@ export function pacedRate(budgetPerSecond: number): PacedRate {
 /** The walk is planned as this name beside the collectors (its requests pass the pacer as this lane). */
 export const DISCOVERY = 'discovery';
 
+/** The log follower's page reads pass the pacer as this lane (log-host.ts). */
+export const LOGS = 'logs';
+
+/** The part of the paced rate the log follower is weighted with at least, however much the collectors need. */
+export const LOG_SHARE_FLOOR = 0.2;
+
+/**
+ * The weight of the log follower's lane beside the collectors' shares: whatever of the paced rate they do not need,
+ * and at least LOG_SHARE_FLOOR of it. The pacer serves lanes in proportion to their weights while several wait and
+ * gives a lane alone all the rate, so a log backlog drains at what the collectors leave (all of it between their
+ * cycles) and never takes what they were planned; a big server's polling leaves the logs a fifth or so.
+ */
+export function logShare(budgetPerSecond: number, shares: ReadonlyMap<string, number>, sized = true): number {
+  if (!(budgetPerSecond > 0)) return 0;
+  const rate = pacedRate(budgetPerSecond).perSecond;
+  // Before the first walk the collectors' needs are unknown (planned for an empty server): the floor, so the walk and
+  // the first cycle are not starved by a backlog waiting since the start.
+  if (!sized) return LOG_SHARE_FLOOR * rate;
+  let planned = 0;
+  for (const [name, share] of shares) if (name !== LOGS) planned += share;
+  return Math.max(rate - planned, LOG_SHARE_FLOOR * rate);
+}
+
 /**
  * A paced cycle gets its share of the budget for at most this part of its interval, so it ends before the poll deadline
  * (90 %, poll-deadline.ts) with room for slow answers.

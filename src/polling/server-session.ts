@@ -11,7 +11,7 @@ import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
 import { BudgetedDiscovery } from './budgeted-discovery.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { digestConcurrency, type PacedCycle } from './digest-pacing.js';
-import { budgetPlan, DISCOVERY, type BudgetPlan, type ServerSize, type StretchedInterval } from './request-budget.js';
+import { budgetPlan, DISCOVERY, LOGS, logShare, type BudgetPlan, type ServerSize, type StretchedInterval } from './request-budget.js';
 import { RequestPacer } from './request-pacer.js';
 import { runCollector, type PollResult } from './poll-result.js';
 
@@ -85,6 +85,14 @@ export class ServerSession {
     return (fn) => this.pacer.run('other', undefined, fn);
   }
 
+  /**
+   * The log follower's page reads of this server: requests to it like the polls', so within its budget, in a lane of
+   * their own weighted by logShare (request-budget.ts). A read waiting when the server stops being polled is refused.
+   */
+  get logLimit(): Limit {
+    return (fn) => this.pacer.run(LOGS, this.closing.signal, fn);
+  }
+
   /** What discovery last found (zeros before it ran). */
   get size(): ServerSize {
     const known = this.discovery.known;
@@ -107,7 +115,7 @@ export class ServerSession {
     if (this.planned && (this.planned.for === known || known === undefined)) return this.planned.plan;
     const plan = budgetPlan(this.budget, this.size, this.configured, this.discoveryMaxAgeMs);
     this.planned = { plan, for: known };
-    this.pacer.setShares(plan.shares);
+    this.pacer.setShares(new Map([...plan.shares, [LOGS, logShare(this.budget, plan.shares, known !== undefined)]]));
     this.sayWalk(plan.intervals.get(DISCOVERY));
     return plan;
   }

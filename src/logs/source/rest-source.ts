@@ -16,9 +16,17 @@ function toPage(b: LogPageBody): LogPage {
   };
 }
 
-/** The log endpoints of a real server, as the log follower sees them. */
+/** Runs one request to the server: within its request budget in `serve`, at once elsewhere (`logs tail`). */
+export type RequestGate = <T>(fn: () => Promise<T>) => Promise<T>;
+
+const AT_ONCE: RequestGate = (fn) => fn();
+
+/** The log endpoints of a real server, as the log follower sees them; every request passes `gate`. */
 export class WowzaLogSource implements LogSource {
-  constructor(private readonly client: WowzaClient) {}
+  constructor(
+    private readonly client: WowzaClient,
+    private readonly gate: RequestGate = AT_ONCE,
+  ) {}
 
   get server(): string {
     return this.client.name;
@@ -29,19 +37,19 @@ export class WowzaLogSource implements LogSource {
   }
 
   listLogTypes(): Promise<string[]> {
-    return this.client.logTypes();
+    return this.gate(() => this.client.logTypes());
   }
 
   async readLog(logType: string, q: LogQuery, signal?: AbortSignal): Promise<LogPage> {
-    return toPage(await this.client.logPage(logType, q, signal));
+    return toPage(await this.gate(() => this.client.logPage(logType, q, signal)));
   }
 
   async listLogFiles(order: 'newestFirst' | 'oldestFirst', signal?: AbortSignal): Promise<LogFileInfo[]> {
-    const list = await this.client.logFiles(order, signal);
+    const list = await this.gate(() => this.client.logFiles(order, signal));
     return list.serverLogFiles.map((f) => ({ id: f.id, fileSize: f.fileSize ?? 0, startDateMS: f.startDateMS ?? 0 }));
   }
 
   async readLogFile(name: string, q: LogQuery, signal?: AbortSignal): Promise<LogPage> {
-    return toPage(await this.client.logFile(name, q, signal));
+    return toPage(await this.gate(() => this.client.logFile(name, q, signal)));
   }
 }
