@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetPlan, DISCOVERY, PACED_SHARE_OF_INTERVAL, pacedRate, streamIntervalWithin } from '../../../src/polling/request-budget.js';
+import { budgetPlan, DISCOVERY, LOG_SHARE_FLOOR, logShare, PACED_SHARE_OF_INTERVAL, pacedRate, streamIntervalWithin } from '../../../src/polling/request-budget.js';
 
 const every15 = new Map(['machine', 'status', 'vhost', 'application', 'instance', 'stream'].map((c) => [c, 15_000]));
 const all15 = new Map(['machine', 'status', 'vhost', 'application', 'instance', 'stream', 'recorder', 'stream_target', 'connectioncounts'].map((c) => [c, 15_000]));
@@ -76,5 +76,21 @@ describe('the per-server request budget', () => {
     expect(crowded.shares.get('stream')).toBeCloseTo(perSecond * 0.1, 6);
     expect(crowded.intervals.get('stream')!.intervalMs).toBe(Math.ceil((100 / (PACED_SHARE_OF_INTERVAL * perSecond * 0.1)) * 1000));
     expect(askedPerSecond(crowded, { machine: 1, status: 1, vhost: 50, application: 500, stream: 100, [DISCOVERY]: 551 })).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('the log follower\'s share of the budget (issue 48)', () => {
+  it('is what the collectors\' plan leaves of the paced rate, and at least a fifth of it', () => {
+    const rate = pacedRate(50).perSecond;
+    const small = budgetPlan(50, { vhosts: 1, apps: 3, streams: 10 }, all15, 13_500);
+    const planned = [...small.shares.values()].reduce((a, n) => a + n, 0);
+    expect(logShare(50, small.shares)).toBeCloseTo(rate - planned, 6);
+    // A server whose polls need all of the budget still leaves the logs their floor.
+    const big = budgetPlan(50, { vhosts: 1, apps: 10, streams: 5_000 }, all15, 13_500);
+    expect(logShare(50, big.shares)).toBeCloseTo(LOG_SHARE_FLOOR * rate, 6);
+    // Before the first walk the collectors' needs are unknown: the floor.
+    expect(logShare(50, small.shares, false)).toBeCloseTo(LOG_SHARE_FLOOR * rate, 6);
+    // No budget: nothing to share.
+    expect(logShare(0, small.shares)).toBe(0);
   });
 });
