@@ -25,7 +25,10 @@ const streams = (n: number) => Array.from({ length: n }, (_, i) => `_defaultVHos
 /** One poll: `failing` objects fail with `err`, the rest answer; then its lines are said. */
 function poll(errors: ObjectErrorLog, log: ReturnType<typeof createLogger>, objects: string[], failing: Set<string>, err: () => Error, serverDown: boolean): void {
   const outcomes = errors.forPoll(log);
-  for (const o of objects) (failing.has(o) ? outcomes.failed(o, err()) : outcomes.ok(o));
+  for (const o of objects) {
+    if (failing.has(o)) outcomes.failed(o, err());
+    else outcomes.ok(o);
+  }
   outcomes.finish(objects.length);
   outcomes.say(serverDown);
 }
