@@ -29,12 +29,29 @@ export interface LogMetrics {
   /** Records the time of the last record read, from which the lag gauge is computed at scrape time. */
   noteRecordTime(server: string, logType: string, timeMs: number): void;
   /**
+   * Records a read: the offset reached, the length of its file, and the lines and bytes it brought. The backlog (bytes
+   * and estimated lines not read yet) and the time to read it at the recent pace are computed from these at scrape time.
+   */
+  noteRead(server: string, logType: string, read: { offset: number; fileLength: number; lines: number; bytes: number; atMs: number }): void;
+  /**
    * Creates a follower's failure and delivery counters at 0, so `rate()` and `increase()` see the first
    * failure instead of a series that starts at 1.
    */
   start(server: string, logType: string, sinks: readonly string[]): void;
   /** Removes the gauges of a follower that stopped, so no stale value stays behind. */
   forget(server: string, logType: string, sinks: readonly string[]): void;
+}
+
+/** A follower's backlog as of its last read, and the pace of its reads. */
+interface Backlog {
+  server: string;
+  logType: string;
+  bytes: number;
+  /** Average bytes a line takes, smoothed over the reads. */
+  lineBytes: number;
+  bytesPerSecond: number;
+  offset: number;
+  atMs: number;
 }
 
 const created = new WeakMap<Registry, LogMetrics>();
@@ -45,6 +62,7 @@ export function createLogMetrics(registry: Registry): LogMetrics {
   if (existing) return existing;
   const registers = [registry];
   const lastRecord = new Map<string, { server: string; logType: string; ms: number }>();
+  const backlogs = new Map<string, Backlog>();
   const unacked = new Map<string, { server: string; logType: string; oldest: () => number | undefined }>();
   const followLabels = ['server', 'log_type'] as const;
   const shipLabels = ['server', 'log_type', 'sink'] as const;
@@ -71,6 +89,27 @@ export function createLogMetrics(registry: Registry): LogMetrics {
       }
     },
   });
+  const backlogGauge = (name: string, help: string, value: (b: Backlog) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: followLabels,
+      registers,
+      collect() {
+        for (const b of backlogs.values()) this.set({ server: b.server, log_type: b.logType }, value(b));
+      },
+    });
+  const backlogBytes = backlogGauge('wowza_log_follower_backlog_bytes', 'Bytes of the log file not read yet, as of the last read (its file length less the read offset); 0 when caught up.', (b) => b.bytes);
+  const backlogLines = backlogGauge(
+    'wowza_log_follower_backlog_lines',
+    'Lines of the log file not read yet, estimated from the backlog in bytes and the average length of the lines read so far.',
+    (b) => (b.bytes > 0 && b.lineBytes > 0 ? Math.round(b.bytes / b.lineBytes) : 0),
+  );
+  const catchUp = backlogGauge(
+    'wowza_log_follower_catch_up_seconds',
+    'Estimated seconds until the follower has read its backlog, at the pace of its recent reads (which the server\'s request budget bounds); 0 when caught up.',
+    (b) => (b.bytes > 0 && b.bytesPerSecond > 0 ? Math.round(b.bytes / b.bytesPerSecond) : 0),
+  );
   const metrics: LogMetrics = {
     lines: new Counter({ name: 'wowza_log_lines_total', help: 'Log lines read, by severity (debug, info, warn, error, other, none).', labelNames: [...followLabels, 'severity'], registers }),
     events: new Counter({ name: 'wowza_log_events_total', help: 'Log records read, by category and event (unknown values as other).', labelNames: [...followLabels, 'category', 'event'], registers }),
@@ -119,6 +158,21 @@ export function createLogMetrics(registry: Registry): LogMetrics {
     noteRecordTime(server, logType, ms) {
       lastRecord.set(`${server}\u0000${logType}`, { server, logType, ms });
     },
+    noteRead(server, logType, read) {
+      const key = `${server}\u0000${logType}`;
+      let b = backlogs.get(key);
+      if (!b) backlogs.set(key, (b = { server, logType, bytes: 0, lineBytes: 0, bytesPerSecond: 0, offset: read.offset, atMs: read.atMs }));
+      b.bytes = Math.max(0, read.fileLength - read.offset);
+      if (read.lines > 0) b.lineBytes = b.lineBytes === 0 ? read.bytes / read.lines : b.lineBytes * 0.8 + (read.bytes / read.lines) * 0.2;
+      // The pace of reading, smoothed over the last reads: a rotation (the offset going back) starts it again.
+      const seconds = (read.atMs - b.atMs) / 1000;
+      if (read.offset >= b.offset && seconds > 0) {
+        const pace = (read.offset - b.offset) / seconds;
+        b.bytesPerSecond = b.bytesPerSecond === 0 ? pace : b.bytesPerSecond * 0.7 + pace * 0.3;
+      }
+      b.offset = read.offset;
+      b.atMs = read.atMs;
+    },
     start(server, logType, sinks) {
       const labels = { server, log_type: logType };
       for (const c of [metrics.parseErrors, metrics.rotations, metrics.rotationGaps, metrics.readFailures, metrics.repeatedLines, metrics.rapidRotations]) c.inc(labels, 0);
@@ -127,7 +181,9 @@ export function createLogMetrics(registry: Registry): LogMetrics {
     forget(server, logType, sinks) {
       lastRecord.delete(`${server}\u0000${logType}`);
       unacked.delete(`${server}\u0000${logType}`);
+      backlogs.delete(`${server}\u0000${logType}`);
       const labels = { server, log_type: logType };
+      for (const g of [backlogBytes, backlogLines, catchUp]) g.remove(labels);
       lag.remove(labels);
       oldestUnacked.remove(labels);
       metrics.offset.remove(labels);

@@ -353,6 +353,8 @@ async function encodeChunk(chunk: FollowerChunk, { encoders, metrics, outputs }:
 /** Into every sink's queue once all have room (backpressure), with the position the chunk commits. */
 async function enqueue({ chunk, entries }: EncodedChunk, signal: AbortSignal, { acks, workers, metrics }: Pipeline, readAt: number): Promise<void> {
   metrics.offset.set({ server: chunk.server, log_type: chunk.logType }, chunk.position.offset);
+  // The rest of a rolled file is its own backlog; the current file's is counted from its reads.
+  if (chunk.rolledFile === undefined) metrics.noteRead(chunk.server, chunk.logType, { offset: chunk.position.offset, fileLength: chunk.fileLength, lines: chunk.lines.length, bytes: textBytes(chunk), atMs: Date.now() });
   let bytes = 0;
   for (const e of entries) bytes += entryFootprint(e);
   for (;;) {

@@ -92,6 +92,10 @@ export interface Status {
       log_type: string;
       offset_bytes: number | null;
       lag_seconds: number | null;
+      /** Bytes and (estimated) lines of the log not read yet, and the seconds to read them at the recent pace; null before the first read. */
+      backlog_bytes: number | null;
+      backlog_lines: number | null;
+      catch_up_seconds: number | null;
       rotations: number;
       rotation_gaps: number;
       read_failures: number;
@@ -354,8 +358,17 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
       for (const s of await samplesOf(registry, name)) out.set(String(s.labels.sink), (out.get(String(s.labels.sink)) ?? 0) + s.value);
       return out;
     };
-    const [offsets, lags, rotations, gaps, failures] = await Promise.all(
-      ['wowza_log_follower_offset_bytes', 'wowza_log_follower_lag_seconds', 'wowza_log_rotations_total', 'wowza_log_rotation_gaps_total', 'wowza_log_follower_read_failures_total'].map(byFollower),
+    const [offsets, lags, rotations, gaps, failures, backlogBytes, backlogLines, catchUp] = await Promise.all(
+      [
+        'wowza_log_follower_offset_bytes',
+        'wowza_log_follower_lag_seconds',
+        'wowza_log_rotations_total',
+        'wowza_log_rotation_gaps_total',
+        'wowza_log_follower_read_failures_total',
+        'wowza_log_follower_backlog_bytes',
+        'wowza_log_follower_backlog_lines',
+        'wowza_log_follower_catch_up_seconds',
+      ].map(byFollower),
     );
     const [queues, forwarded, sinkFailures, dead] = await Promise.all(
       ['wowza_log_forward_queue_lines', 'wowza_log_forwarded_lines_total', 'wowza_log_forward_failures_total', 'wowza_log_dead_letter_lines_total'].map(bySink),
@@ -368,6 +381,9 @@ export async function buildStatus(src: StatusSources): Promise<Status> {
           log_type: f.logType,
           offset_bytes: offsets!.get(key) ?? null,
           lag_seconds: lags!.get(key) ?? null,
+          backlog_bytes: backlogBytes!.get(key) ?? null,
+          backlog_lines: backlogLines!.get(key) ?? null,
+          catch_up_seconds: catchUp!.get(key) ?? null,
           rotations: rotations!.get(key) ?? 0,
           rotation_gaps: gaps!.get(key) ?? 0,
           read_failures: failures!.get(key) ?? 0,

@@ -115,11 +115,12 @@ function logsSection(logs) {
   if (!logs) return "";
   const followers = logs.followers.map((f) => '<tr class="' + (f.failing ? "bad" : "") + '" data-follower="' + esc(f.server + "/" + f.log_type) + '">' +
     "<td>" + esc(f.server) + "</td><td>" + esc(f.log_type) + "</td><td>" + num(f.offset_bytes) + "</td><td>" + (f.lag_seconds === null ? "-" : Math.round(f.lag_seconds) + " s") + "</td>" +
+    "<td>" + (f.backlog_bytes === null ? "-" : f.backlog_bytes === 0 ? "caught up" : "~" + num(f.backlog_lines) + " lines (" + num(f.backlog_bytes) + " bytes), ~" + Math.round(f.catch_up_seconds || 0) + " s") + "</td>" +
     '<td class="' + (f.oldest_unacked_seconds > STALL_SECONDS ? "err" : "") + '">' + Math.round(f.oldest_unacked_seconds) + " s</td>" +
     '<td class="wide">' + num(f.rotations) + (f.rotation_gaps ? ' <span class="pill bad">' + num(f.rotation_gaps) + " lost</span>" : "") + "</td>" +
     '<td class="err">' + (f.last_error ? (f.failing ? "FAILING: " : "recovered, last error ") + esc(f.last_error) + " (" + esc(ago(f.last_error_at)) + ")" : "") + "</td></tr>").join("");
   const sinks = logs.sinks.map((k) => '<tr class="' + (k.dead_lettered_lines ? "bad" : "") + '" data-sink="' + esc(k.name) + '"><td>' + esc(k.name) + "</td><td>" + num(k.queue_lines) + "</td><td>" + num(k.forwarded_lines) + "</td><td>" + num(k.failures) + "</td><td>" + num(k.dead_lettered_lines) + "</td></tr>").join("");
-  return '<h2>Log shipping</h2><div class="scroll"><table id="followers"><thead><tr><th>server</th><th>log</th><th>offset (bytes)</th><th>lag</th><th title="age of the oldest line read and not yet acknowledged by every sink">oldest unsent</th><th class="wide">rotations</th><th>last read error</th></tr></thead><tbody>' + (followers || '<tr><td colspan="7" class="muted">no followers</td></tr>') + "</tbody></table></div>" +
+  return '<h2>Log shipping</h2><div class="scroll"><table id="followers"><thead><tr><th>server</th><th>log</th><th>offset (bytes)</th><th>lag</th><th title="log not read yet, and the time to read it at the recent pace (bounded by the request budget of the server)">backlog</th><th title="age of the oldest line read and not yet acknowledged by every sink">oldest unsent</th><th class="wide">rotations</th><th>last read error</th></tr></thead><tbody>' + (followers || '<tr><td colspan="8" class="muted">no followers</td></tr>') + "</tbody></table></div>" +
     '<div class="scroll"><table id="sinks"><thead><tr><th>sink</th><th>queued</th><th>forwarded</th><th>failed attempts</th><th>dead-lettered</th></tr></thead><tbody>' + sinks + "</tbody></table></div>";
 }
 

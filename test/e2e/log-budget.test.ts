@@ -22,6 +22,8 @@ describe('a log backlog drains within the server\'s request budget', () => {
   let busiestSecond = 0;
   let drainedAfterMs = 0;
   let streamPollsWhileDraining = 0;
+  let backlogSeen = 0;
+  let catchUpSeen = 0;
 
   beforeAll(async () => {
     sim = await startSimulator({ auth: 'basic', password: 'budget-pw', logs: { linesPerSecond: 0, maxFileBytes: 256 * 1024 * 1024 } });
@@ -66,6 +68,8 @@ describe('a log backlog drains within the server\'s request budget', () => {
         async () => {
           const text = await exporter.metrics();
           shipped = samples(text, 'wowza_log_forwarded_lines_total').reduce((a, x) => a + x.value, 0);
+          backlogSeen = Math.max(backlogSeen, samples(text, 'wowza_log_follower_backlog_lines')[0]?.value ?? 0);
+          catchUpSeen = Math.max(catchUpSeen, samples(text, 'wowza_log_follower_catch_up_seconds')[0]?.value ?? 0);
           const [last] = samples(text, 'wowza_exporter_last_poll_timestamp_seconds', { collector: 'stream' });
           if (last) firstStreamPoll ??= last.value;
           if (last && firstStreamPoll !== undefined && lines() < LINES) streamPollsWhileDraining = Math.max(streamPollsWhileDraining, last.value > firstStreamPoll ? 2 : 1);
@@ -95,6 +99,14 @@ describe('a log backlog drains within the server\'s request budget', () => {
 
   it('150 pages at 10 a second (less what the polls take) cannot drain in under 13 s: the pace is the budget\'s, not the pipeline\'s', () => {
     expect(drainedAfterMs).toBeGreaterThan(13_000);
+  });
+
+  it('the backlog showed on /metrics while it drained, and is 0 once caught up', async () => {
+    expect(backlogSeen).toBeGreaterThan(0);
+    expect(catchUpSeen).toBeGreaterThan(0);
+    const text = await exporter.metrics();
+    await waitFor('the backlog at 0', async () => (samples(await exporter.metrics(), 'wowza_log_follower_backlog_bytes')[0]?.value === 0 ? true : undefined));
+    expect(samples(text, 'wowza_log_follower_backlog_lines').length).toBe(1);
   });
 
   it('the stream collector kept completing its polls while the backlog drained', () => {

@@ -110,6 +110,13 @@ describe.skipIf(missingTool('chromium', CHROMIUM, 'the status page in a real bro
     await page.waitForSelector('[data-server="edge-2"] [data-collector="machine"][data-state="bad"]', { timeout: 15_000 });
     await page.waitForSelector('[data-server="edge-1"][data-up="true"]', { timeout: 15_000 });
     await page.waitForSelector('[data-follower="edge-1/wowzastreamingengine_access"]', { timeout: 15_000 });
+    // The follower's backlog (issue 48): caught up, or lines, bytes and the time to read them.
+    const follower = await page.waitForFunction(() => {
+      const t = document.querySelector('[data-follower="edge-1/wowzastreamingengine_access"]')?.textContent ?? '';
+      return /caught up|lines \([\d,]+ bytes\), ~\d+ s/.test(t) && t;
+    }, { timeout: 15_000 });
+    expect(String(await follower.jsonValue())).toMatch(/caught up|lines \([\d,]+ bytes\)/);
+    expect(await page.$eval('#followers thead', (el) => el.textContent ?? '')).toContain('backlog');
     const failingRow = await page.$eval('[data-server="edge-2"] [data-collector="machine"]', (el) => el.textContent ?? '');
     expect(failingRow).toMatch(/FAILING: http/);
     expect(failingRow).toMatch(/answered HTTP 500: Internal error in MachineMonitor/);
