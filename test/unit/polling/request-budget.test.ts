@@ -18,7 +18,7 @@ describe('the per-server request budget', () => {
       expect(burst).toBeGreaterThanOrEqual(1);
       expect(burst + 10 * perSecond).toBeLessThanOrEqual(budget * 10 + 1e-9);
     }
-    expect(pacedRate(50)).toEqual({ burst: 10, perSecond: 49 });
+    expect(pacedRate(50)).toEqual({ burst: 2, perSecond: 49.8 });
   });
 
   it('leaves a server that fits alone', () => {
@@ -45,11 +45,11 @@ describe('the per-server request budget', () => {
   });
 
   it('says "within the budget" when the average fits but a paced cycle would not end in time', () => {
-    // 580 streams every 15 s: 39.6/s asked in all, under 50, but 49.5/s needed to end each paced cycle within 12 s.
-    const plan = budgetPlan(50, { vhosts: 1, apps: 4, streams: 580 }, every15, 13_500);
+    // 595 streams every 15 s: 40.6/s asked in all, under 50, but 50.7/s needed to end each paced cycle within 12 s.
+    const plan = budgetPlan(50, { vhosts: 1, apps: 4, streams: 595 }, every15, 13_500);
     const stream = plan.intervals.get('stream')!;
     expect(stream.intervalMs).toBeGreaterThan(15_000);
-    expect(stream.reason).toMatch(/would be asked 39\.6 requests\/s at the configured intervals, within poll\.max_requests_per_second 50, but paced cycles ending within 80 % of their intervals need [\d.]+\/s/);
+    expect(stream.reason).toMatch(/would be asked 40\.6 requests\/s at the configured intervals, within poll\.max_requests_per_second 50, but paced cycles ending within 80 % of their intervals need [\d.]+\/s/);
     expect(stream.reason).not.toMatch(/over poll/);
   });
 
