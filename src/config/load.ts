@@ -4,6 +4,7 @@ import { parseYaml } from './yaml.js';
 import type { z } from 'zod';
 import type { WowzaTarget } from '../wowza/client.js';
 import type { ExpectedStream } from '../wowza/expected-stream.js';
+import { basePath } from '../wowza/api-url.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, defaultRequestTimeoutMs, pollDeadlineMs } from './poll-deadline.js';
 import { ConfigError, describeIssues, formatPath } from './errors.js';
 import { parseShard } from './shard.js';
@@ -264,7 +265,7 @@ function unwrap(s: z.ZodType): z.ZodType {
 export function defaultServerName(url: string): string {
   const u = new URL(url);
   // With the URL's path, if any: servers behind one reverse proxy under prefixes are told apart.
-  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}${u.pathname.replace(/\/+$/, '')}`;
+  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}${basePath(u)}`;
 }
 
 /** Validates the merged document into a Config, or gives a `key: problem` line per bad key. */

@@ -7,6 +7,7 @@ import { ConfigError, formatPath } from './errors.js';
 import { readRegularFile, TARGET_FILE_MAX_BYTES } from './read-file.js';
 import { ExpectedStreamsSchema } from './expected-streams.js';
 import type { ExpectedStream } from '../wowza/expected-stream.js';
+import { apiBase } from '../wowza/api-url.js';
 
 /**
  * Target files (`servers_files:`), read at run time like Prometheus' `file_sd`: YAML or JSON files, each a list
@@ -44,8 +45,7 @@ const TargetUrl = z.string().transform((v, ctx) => {
   if (u.username || u.password) ctx.addIssue({ code: 'custom', message: 'must not carry credentials: the module holds them' });
   if (u.search || u.hash) ctx.addIssue({ code: 'custom', message: 'must not carry a query or fragment: the REST API\'s paths are appended to the URL' });
   // A path is the API's base (a server behind a reverse proxy under a prefix), kept as it is; no path is the root.
-  const path = u.pathname.replace(/\/+$/, '');
-  return `${u.origin}${path}`;
+  return apiBase(u);
 });
 
 const TargetFileSchema = z.array(

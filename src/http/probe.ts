@@ -7,6 +7,7 @@ import { M, PROBE } from '../metrics/definitions.js';
 import { mergeRendered, renderSet } from '../metrics/exposition.js';
 import { MetricSet } from '../metrics/metric-set.js';
 import { redactUrl } from '../redact.js';
+import { apiBase } from '../wowza/api-url.js';
 
 export class ProbeRequestError extends Error {}
 
@@ -48,7 +49,7 @@ export function resolveProbe(runtime: RuntimeConfig, params: URLSearchParams) {
   }
   if (url.search || url.hash) throw new ProbeRequestError('"target" must not carry a query or fragment: the REST API\'s paths are appended to it');
   // A path is the API's base (a server behind a reverse proxy under a prefix): allowed_targets must allow it too.
-  const normalized = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const normalized = apiBase(url);
   if (module.allowed.length === 0) throw new ProbeRequestError(`module "${moduleName}" has no allowed_targets: it serves target files only, not /probe`);
   if (!module.allowed.some((re) => re.test(normalized))) {
     throw new ProbeRequestError(`target ${normalized} is not in the allowed_targets of module "${moduleName}"`);
