@@ -1,5 +1,6 @@
 import type { RuntimeConfig } from '../config/load.js';
 import type { LogShipping } from '../logs/pipeline.js';
+import type { RequestGate } from '../logs/source/rest-source.js';
 import type { Logger } from '../logger.js';
 import type { SelfMetrics } from '../metrics/self-metrics.js';
 import type { WebhookEvent } from '../webhooks/event.js';
@@ -34,7 +35,7 @@ export interface LogHostOptions {
    * The gate of a polled server's requests (its request budget, ServerSession.logLimit), looked up at each request:
    * a reload that restarts polling gives the server a new one.
    */
-  budgetOf?: (server: string) => (<T>(fn: () => Promise<T>) => Promise<T>) | undefined;
+  budgetOf?: (server: string) => RequestGate | undefined;
 }
 
 /**
@@ -83,7 +84,7 @@ export class LogHost {
     });
     this.#clients.set(name, client);
     const budgetOf = this.o.budgetOf;
-    const gate = <T>(fn: () => Promise<T>): Promise<T> => {
+    const gate: RequestGate = (fn) => {
       const limit = budgetOf?.(name);
       return limit ? limit(fn) : fn();
     };

@@ -74,6 +74,9 @@ interface Job {
 }
 
 /** The latest poll of one collector, as far as `wowza_up` is concerned. */
+/** The state key of a server that is up (a down one is keyed by why). */
+const UP = 'up';
+
 interface Outcome {
   reached: boolean;
   rest: boolean;
@@ -187,7 +190,7 @@ export class Scheduler {
       // a refusal on a new one by turns, and that is one state (one line), not a change of cause each time.
       return { up: false, key: errorReason(err), advice };
     }
-    if (outcomes.some((o) => o.rest)) return { up: true, key: 'up' };
+    if (outcomes.some((o) => o.rest)) return { up: true, key: UP };
     const foreign = (outcomes.find((o) => o.error && foreignAnswer(o.error)) ?? outcomes.find((o) => o.error))?.error;
     const advice = (foreign && adviseFailure(foreign, ctx)) || { cause: `${foreign ? `${foreign.message}: ` : ''}no answer had the shape of the REST API, ${NOT_REST_API}`, fix: FIX.notRestApi };
     return { up: false, key: `foreign\u0000${advice.fix}`, advice };
@@ -436,7 +439,9 @@ export class Scheduler {
     self.collectorSuccess.set(labels, result.ok ? 1 : 0);
     const state = job.spec.setsUp ? this.recordOutcome(server, collector, result, started) : undefined;
     if (state) self.up.set({ server }, state.up ? 1 : 0);
-    result.sayObjects?.((state ?? this.serverState(server))?.up === false);
+    // A job that says nothing of wowza_up (connectioncounts, on the same host) is quiet too while its server is down.
+    const serverDown = (state ?? this.serverState(server))?.up === false;
+    result.sayObjects?.(serverDown);
     job.last = {
       at: Date.now(),
       seconds: result.seconds,
@@ -454,8 +459,7 @@ export class Scheduler {
       job.failureSaid = undefined;
     } else {
       store.delete(server, collector);
-      // A job that says nothing of wowza_up (connectioncounts, on the same host) is quiet too while its server is down.
-      this.sayFailure(job, result.error!, result.seconds, (state ?? this.serverState(server))?.up === false, log);
+      this.sayFailure(job, result.error!, result.seconds, serverDown, log);
     }
   }
 
@@ -516,14 +520,16 @@ export class Scheduler {
 
   /**
    * Keeps the latest outcome of each collector of `server` and gives the server's state. Collectors finish in no
-   * fixed order: a failure to reach the server counts from when its poll started (Outcome.at), so an endpoint that
-   * hangs until its deadline does not make `wowza_up` flap while the others answer.
+   * fixed order, so taking only the latest result would make `wowza_up` flap while one endpoint hangs; after an outage
+   * the first answer brings it back (see below). `started` is when this poll began (performance.now()).
    */
   private recordOutcome(server: string, collector: string, result: PollResult, started: number) {
     let byCollector = this.reachedBy.get(server);
     if (!byCollector) this.reachedBy.set(server, (byCollector = new Map()));
     const wasUnreachable = this.unreachable(server);
-    const wasDown = this.serverState(server)?.up === false;
+    // The state last said is the state as of the outcomes so far: only recordOutcome changes them, and it says each.
+    const said = this.stateSaid.get(server);
+    const wasDown = said !== undefined && said !== UP;
     // A poll sent during the outage that ends after the server answered again is old news: set aside like the others.
     const stale = !result.reached && started < (this.recoveredAt.get(server) ?? -Infinity);
     byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, ...(stale ? { setAside: true } : {}), ...(result.error ? { error: result.error } : {}) });
@@ -538,11 +544,7 @@ export class Scheduler {
     // longest interval last), and they poll now, so every series is back within one poll. One endpoint failing while
     // the others answer is not an outage: the server stays down while it fails, steadily.
     const outage = wasUnreachable || (failedMeanwhile?.size ?? 0) >= 2;
-    // At most once per shortest interval of the server's collectors: a server whose walk fails while machine answers
-    // must not be asked again and again, as fast as the answers come back.
-    const shortest = Math.min(...(this.jobsOf.get(server) ?? []).map((j) => j.spec.intervalMs));
-    const recentlyRecovered = performance.now() - (this.recoveredAt.get(server) ?? -Infinity) < shortest;
-    if (wasDown && result.reached && result.answered !== false && outage && !recentlyRecovered) {
+    if (wasDown && result.reached && result.answered !== false && outage && !this.recoveredWithin(server)) {
       this.recoveredAt.set(server, performance.now());
       for (const [other, o] of byCollector) if (other !== collector && !o.reached) o.setAside = true;
       const jobs = this.jobsOf.get(server) ?? [];
@@ -554,6 +556,17 @@ export class Scheduler {
     if (state.up) this.failedWhileDown.delete(server);
     this.sayState(server, state);
     return state;
+  }
+
+  /**
+   * Whether `server` answered again after an outage less than its shortest collector interval ago: a server whose walk
+   * fails while machine answers must not be asked again and again, as fast as the answers come back.
+   */
+  private recoveredWithin(server: string): boolean {
+    const at = this.recoveredAt.get(server);
+    if (at === undefined) return false;
+    const shortest = Math.min(...(this.jobsOf.get(server) ?? []).map((j) => j.spec.intervalMs));
+    return performance.now() - at < shortest;
   }
 
   async stop(): Promise<void> {
