@@ -21,7 +21,8 @@ describe('a log backlog drains within the server\'s request budget', () => {
   let exporter: RunningExporter;
   let busiestSecond = 0;
   let drainedAfterMs = 0;
-  let streamPollsWhileDraining = 0;
+  /** A stream poll ended while the backlog drained, after the first one seen. */
+  let streamPolledAgainWhileDraining = false;
   let backlogSeen = 0;
   let catchUpSeen = 0;
 
@@ -61,7 +62,6 @@ describe('a log backlog drains within the server\'s request budget', () => {
     let firstStreamPoll: number | undefined;
     // What the sink acknowledged (the file sink rotates its file at its size cap, so the file alone does not tell).
     let shipped = 0;
-    const lines = () => shipped;
     try {
       await waitFor(
         `${LINES} lines shipped`,
@@ -72,13 +72,13 @@ describe('a log backlog drains within the server\'s request budget', () => {
           catchUpSeen = Math.max(catchUpSeen, samples(text, 'wowza_log_follower_catch_up_seconds')[0]?.value ?? 0);
           const [last] = samples(text, 'wowza_exporter_last_poll_timestamp_seconds', { collector: 'stream' });
           if (last) firstStreamPoll ??= last.value;
-          if (last && firstStreamPoll !== undefined && lines() < LINES) streamPollsWhileDraining = Math.max(streamPollsWhileDraining, last.value > firstStreamPoll ? 2 : 1);
-          return lines() >= LINES ? true : undefined;
+          if (last && shipped < LINES && last.value > firstStreamPoll!) streamPolledAgainWhileDraining = true;
+          return shipped >= LINES ? true : undefined;
         },
         240_000,
         250,
       ).catch((err: unknown) => {
-        throw new Error(`${(err as Error).message}: ${lines()} so far; the exporter said: ${exporter.output().slice(-1500)}`);
+        throw new Error(`${(err as Error).message}: ${shipped} so far; the exporter said: ${exporter.output().slice(-1500)}`);
       });
       drainedAfterMs = performance.now() - started;
     } finally {
@@ -110,6 +110,6 @@ describe('a log backlog drains within the server\'s request budget', () => {
   });
 
   it('the stream collector kept completing its polls while the backlog drained', () => {
-    expect(streamPollsWhileDraining).toBe(2);
+    expect(streamPolledAgainWhileDraining).toBe(true);
   });
 });

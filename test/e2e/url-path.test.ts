@@ -38,8 +38,14 @@ describe('a server URL with a path', () => {
     await sim.close();
   });
 
+  /** An exporter polling the proxy under `path`; what the proxy was asked is counted from now. */
+  const exporterAt = (path: string) => {
+    asked.length = 0;
+    return startExporterProcess(['--wowza.url', `${proxyUrl}${path}`, '--wowza.username', sim.username, '--wowza.connectioncounts-url', 'off'], { WOWZA_PASSWORD: 'path-pw' });
+  };
+
   it('is the API base: every request goes under it, wowza_up is 1, and the server label ends with the path', async () => {
-    const exporter = await startExporterProcess(['--wowza.url', `${proxyUrl}/wowza-7/`, '--wowza.username', sim.username, '--wowza.connectioncounts-url', 'off'], { WOWZA_PASSWORD: 'path-pw' });
+    const exporter = await exporterAt('/wowza-7/');
     try {
       const up = await waitFor('wowza_up', async () => samples(await exporter.metrics(), 'wowza_up')[0]);
       expect(up.labels.server).toBe(`${new URL(proxyUrl).host}/wowza-7`);
@@ -53,10 +59,10 @@ describe('a server URL with a path', () => {
   }, 60_000);
 
   it('a path that is not where the API is: wowza_up 0, with the 404 named, never the root polled instead', async () => {
-    asked.length = 0;
-    const exporter = await startExporterProcess(['--wowza.url', `${proxyUrl}/elsewhere`, '--wowza.username', sim.username, '--wowza.connectioncounts-url', 'off'], { WOWZA_PASSWORD: 'path-pw' });
+    const exporter = await exporterAt('/elsewhere');
     try {
-      await waitFor('the server down line', () => (exporter.output().includes('server down') ? true : undefined));
+      const down = await waitFor('the server down line', () => exporter.output().split('\n').find((l) => l.includes('server down')));
+      expect(down).toContain('404');
       expect(samples(await exporter.metrics(), 'wowza_up')[0]?.value).toBe(0);
       expect(asked.length).toBeGreaterThan(0);
       expect(asked.filter((p) => !p.startsWith('/elsewhere/v2/'))).toEqual([]);
