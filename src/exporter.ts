@@ -18,6 +18,7 @@ import { SeriesCap } from './metrics/series-cap.js';
 import { videoPollJobs } from './video/poll-job.js';
 import type { WowzaTarget } from './wowza/client.js';
 import type { WebhookEvent } from './webhooks/event.js';
+import { LoopLoad } from './polling/loop-load.js';
 import { CompilerTrigger } from './exporter/compiler-trigger.js';
 import { ConnectionCountsFinder } from './exporter/connection-counts-finder.js';
 import { listen, loadWebSettings } from './exporter/listen.js';
@@ -68,11 +69,34 @@ function snapshotStore(self: SelfMetrics, runtime: () => RuntimeConfig, logger: 
  * The exporter's own series at a scrape. Those of each server are stored with its sets, rendered again only when they
  * changed since the last scrape; the rest are few and rendered now, after the Wowza part.
  */
-function renderOwnMetrics(self: SelfMetrics, store: SnapshotStore, servers: ServerSet): Promise<string> {
+async function renderOwnMetrics(self: SelfMetrics, store: SnapshotStore, servers: ServerSet): Promise<string> {
   // Every name with own series: the WSE servers and the Wowza Video job's. A removed server writes nowhere from its
-  // removal on (forgetServer; ServerMetrics drops its late writes until it is added again).
-  for (const name of self.perServer.takeChanged()) store.putOwn(name, self.perServer.setOf(name));
+  // removal on (forgetServer; ServerMetrics drops its late writes until it is added again), and its set is read at
+  // its turn, so one removed meanwhile puts nothing back.
+  // In slices: at a fleet every server changed since the last scrape, hundreds of milliseconds of rendering.
+  let sliceStart = performance.now();
+  for (const name of self.perServer.takeChanged()) {
+    store.putOwn(name, self.perServer.setOf(name));
+    if (performance.now() - sliceStart >= OWN_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
   return renderSelfMetrics(self.registry, servers.labels);
+}
+
+/** Rendering between two yields of the event loop at a scrape. */
+const OWN_SLICE_MS = 4;
+
+/** Watches the event loop's load (polls are spaced out while it is saturated), saying when that starts and ends. */
+function watchLoopLoad(logger: Logger): LoopLoad {
+  const loopLoad = new LoopLoad((spacing, utilization) => {
+    const busy = { event_loop_utilization: Number(utilization.toFixed(2)) };
+    if (spacing > 1) logger.warn(busy, 'the exporter\'s event loop is saturated: polls are spaced further apart than configured until it is not (wowza_exporter_collector_interval_seconds); more servers than one replica can poll here, split them with --shard');
+    else logger.info(busy, 'polls are back at their configured intervals: the exporter\'s event loop has room again');
+  });
+  loopLoad.start();
+  return loopLoad;
 }
 
 /** Starts collectors and the HTTP server for a validated configuration. */
@@ -86,14 +110,13 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   let collectors: Collector[] = wseCollectorsEnabled(runtime.collectors);
   const facts = new StatusFacts();
   const compilers = new CompilerTrigger(logger);
+  const loopLoad = watchLoopLoad(logger);
   const newScheduler = () =>
     new Scheduler({
       config: runtime.config,
       collectors,
       intervalOf: (c, target) => intervalFor(runtime, c.name, target),
-      self,
-      store,
-      logger,
+      self, store, logger, loopLoad,
       onPoll: (spec, result) => {
         facts.record(spec, result);
         compilers.polled(spec.server, spec.collector, result.ok ? result.set.size : undefined);
@@ -219,6 +242,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
       servers.stopWatching();
       refreshes.stop();
       finder.stop();
+      loopLoad.stop();
       await servers.settled();
       await scheduler.stop();
       await logs.stop();

@@ -5,7 +5,7 @@ import type { RefreshThrottle } from '../polling/refresh-throttle.js';
 import type { RuntimeConfig } from '../config/load.js';
 import { crossSiteReason } from '../http/cross-site.js';
 import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from '../http/probe.js';
-import { sendMetrics, sendText, type RouteHandler } from '../http/server.js';
+import { sendMetrics, sendText, wantsGzip, type RouteHandler } from '../http/server.js';
 import { buildStatus, type StatusFacts } from '../status/status-api.js';
 import type { Logger } from '../logger.js';
 import type { SelfMetrics } from '../metrics/self-metrics.js';
@@ -51,7 +51,7 @@ export async function buildRoutes(ctx: RouteContext): Promise<{ routes: Map<stri
   const telemetryPath = initial.config.web.telemetry_path;
   routes.set(telemetryPath, async (req, res) => {
     const fresh = await ctx.ownMetrics();
-    await sendMetrics(req, res, { cached: ctx.store.encoded(), fresh });
+    await sendMetrics(req, res, { cached: await ctx.store.encodedInSlices(wantsGzip(req)), fresh });
   });
   routes.set('/-/healthy', (_req, res) => sendText(res, 200, 'OK\n'));
   routes.set('/-/ready', (_req, res) =>

@@ -55,7 +55,8 @@ export interface MetricsParts {
   fresh: string;
 }
 
-const wantsGzip = (req: IncomingMessage) => /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+/** Whether the client takes a gzip answer. */
+export const wantsGzip = (req: IncomingMessage) => /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
 
 function sendGzipped(res: ServerResponse, zipped: Buffer): void {
   res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE, 'content-encoding': 'gzip', 'content-length': zipped.length, vary: 'Accept-Encoding' });

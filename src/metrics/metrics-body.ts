@@ -17,6 +17,9 @@ const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3]);
 /** Pieces shorter than this are copied together into one part; longer byte pieces are kept as they are. */
 const COALESCE_BYTES = 16 * 1024;
 
+/** Work between two yields of the event loop while a large body is put together: a scrape never holds it longer. */
+const SLICE_MS = 4;
+
 /**
  * Text encoded once and reused by many responses, with its compressed form made on first demand (in
  * zlib's thread pool, once) and kept. Immutable: a change makes a new one.
@@ -29,32 +32,42 @@ export class EncodedText {
   private deflated: Promise<Buffer> | undefined;
   private checksum: number | undefined;
 
-  private constructor(
+  /** Made by fromChunks (or its sliced form) only; `deflated`, when the deflate began while the parts were made. */
+  constructor(
     readonly parts: readonly Uint8Array[],
     readonly length: number,
-  ) {}
+    deflated?: Promise<Buffer>,
+  ) {
+    // Made ahead of any gzip scrape: its failure is seen by deflate(), and no one else.
+    deflated?.catch(() => undefined);
+    this.deflated = deflated;
+  }
 
   /** Strings are encoded; byte pieces of 16 KB and more are kept as views, shorter ones copied together. */
   static fromChunks(chunks: readonly (string | Uint8Array)[]): EncodedText {
-    const parts: Uint8Array[] = [];
-    let run = new Utf8Builder();
-    let length = 0;
-    const flush = () => {
-      if (run.byteLength === 0) return;
-      parts.push(run.toBuffer(true));
-      run = new Utf8Builder();
-    };
-    for (const c of chunks) {
-      const n = typeof c === 'string' ? Buffer.byteLength(c, 'utf8') : c.length;
-      if (n === 0) continue;
-      length += n;
-      if (typeof c !== 'string' && n >= COALESCE_BYTES) {
-        flush();
-        parts.push(c);
-      } else run.add(c);
+    const steps = coalesce(chunks);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
     }
-    flush();
-    return new EncodedText(parts, length);
+  }
+
+  /**
+   * fromChunks handing the event loop back every few milliseconds: at a fleet's size (hundreds of thousands of
+   * pieces, tens of megabytes) the copying takes hundreds of milliseconds, which health checks must not wait for.
+   * With `deflate`, each piece is deflated (in zlib's threads) as soon as it is made, while the rest is put together.
+   */
+  static async fromChunksInSlices(chunks: readonly (string | Uint8Array)[], deflate = false): Promise<EncodedText> {
+    const steps = coalesce(chunks, deflate ? new PieceDeflater() : undefined);
+    let sliceStart = performance.now();
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      if (performance.now() - sliceStart >= SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
   }
 
   /** All of it in one buffer (a copy: for tests and tools, not for responses). */
@@ -67,11 +80,17 @@ export class EncodedText {
    * follow it inside the same gzip member (it never refers back into this one).
    */
   deflate(): Promise<Buffer> {
-    this.deflated ??= deflateParts(this.parts).catch((err: unknown) => {
-      this.deflated = undefined; // a failure must not stick to every later scrape
-      throw err;
+    if (!this.deflated) {
+      const deflater = new PieceDeflater();
+      for (const p of this.parts) deflater.add(p);
+      this.deflated = deflater.finish();
+    }
+    const mine = this.deflated;
+    // A failure must not stick to every later scrape.
+    mine.catch(() => {
+      if (this.deflated === mine) this.deflated = undefined;
     });
-    return this.deflated;
+    return mine;
   }
 
   /** CRC-32 of the bytes, for the gzip trailer. */
@@ -86,6 +105,47 @@ export class EncodedText {
 }
 
 /**
+ * A run of small pieces copied together ends at this size: each copy is a few milliseconds (a slice), and the gzip's
+ * pieces are joined from a few such runs, a cheap copy of large blocks.
+ */
+const RUN_BYTES = 1024 * 1024;
+
+/** The parts of fromChunks, pausing (yielding) every few thousand pieces and after each run; each part also to `deflater`. */
+function* coalesce(chunks: readonly (string | Uint8Array)[], deflater?: PieceDeflater): Generator<void, EncodedText> {
+  const parts: Uint8Array[] = [];
+  const keep = (part: Uint8Array) => {
+    parts.push(part);
+    deflater?.add(part);
+  };
+  let run = new Utf8Builder();
+  let length = 0;
+  const flush = () => {
+    if (run.byteLength === 0) return;
+    keep(run.toBuffer(true));
+    run = new Utf8Builder();
+  };
+  let count = 0;
+  for (const c of chunks) {
+    const n = typeof c === 'string' ? Buffer.byteLength(c, 'utf8') : c.length;
+    if (n === 0) continue;
+    length += n;
+    if (typeof c !== 'string' && n >= COALESCE_BYTES) {
+      flush();
+      keep(c);
+    } else {
+      run.add(c);
+      if (run.byteLength >= RUN_BYTES) {
+        flush();
+        yield;
+      }
+    }
+    if (++count % 2048 === 0) yield;
+  }
+  flush();
+  return new EncodedText(parts, length, deflater?.finish());
+}
+
+/**
  * Bytes of text deflated as one job of zlib's thread pool. Each job is one trip back through the event loop, which a
  * busy exporter (a fleet's polls) answers late: a 50 MB exposition sent to zlib in 16 KB pieces took over a minute
  * there, in 1 MiB pieces 10-15 s; in 8 MiB pieces two at a time it is a handful of trips. The pieces are
@@ -97,27 +157,49 @@ const DEFLATE_PIECE = 8 * 1024 * 1024;
 /** Pieces deflated at the same time: each holds a copy of its text until it is done. */
 const PIECES_AT_ONCE = 2;
 
-/** Raw deflate of the parts, ending in a sync flush (see EncodedText.deflate): pieces deflated two at a time, joined in order. */
-async function deflateParts(parts: readonly Uint8Array[]): Promise<Buffer> {
-  const pieces: { parts: Uint8Array[]; size: number }[] = [{ parts: [], size: 0 }];
-  for (const p of parts) {
-    let last = pieces.at(-1)!;
-    if (last.size >= DEFLATE_PIECE) pieces.push((last = { parts: [], size: 0 }));
-    last.parts.push(p);
-    last.size += p.length;
+/**
+ * Raw deflate of parts given in order, ending in a sync flush (see EncodedText.deflate): each piece of 8 MiB starts as
+ * soon as it is complete (at most two at a time), so a scrape's gzip runs while the body is still being put together.
+ */
+class PieceDeflater {
+  private readonly done: Promise<Buffer>[] = [];
+  private readonly waiting: Array<() => void> = [];
+  private running = 0;
+  private piece: Uint8Array[] = [];
+  private size = 0;
+
+  add(part: Uint8Array): void {
+    this.piece.push(part);
+    this.size += part.length;
+    if (this.size >= DEFLATE_PIECE) this.cut();
   }
-  const out: Buffer[] = new Array<Buffer>(pieces.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < pieces.length) {
-      const i = next++;
-      const { parts: own, size } = pieces[i]!;
+
+  finish(): Promise<Buffer> {
+    this.cut();
+    // Every piece's promise is awaited here: one failing rejects this, and the others are not left unhandled.
+    return Promise.all(this.done).then((out) => Buffer.concat(out));
+  }
+
+  private cut(): void {
+    if (this.size === 0 && this.done.length > 0) return;
+    const own = this.piece;
+    const size = this.size;
+    this.piece = [];
+    this.size = 0;
+    this.done.push(this.deflatePiece(own, size));
+  }
+
+  private async deflatePiece(own: Uint8Array[], size: number): Promise<Buffer> {
+    if (this.running >= PIECES_AT_ONCE) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    try {
       // Output room of a quarter of the input: at the text's usual 20-40x, a piece's output never takes a second trip.
-      out[i] = await deflateRawAsync(Buffer.concat(own, size), { level: METRICS_GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: Math.max(64 * 1024, size >> 2) });
+      return await deflateRawAsync(own.length === 1 ? own[0]! : Buffer.concat(own, size), { level: METRICS_GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: Math.max(64 * 1024, size >> 2) });
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(PIECES_AT_ONCE, pieces.length) }, worker));
-  return Buffer.concat(out);
+  }
 }
 
 /**

@@ -60,7 +60,7 @@ export function createSelfMetrics(options: { processMetrics?: boolean } = {}): S
     up: perServer.gauge({ name: 'wowza_up', type: 'gauge', help: '1 when the last poll of the server reached it and it answered as the WSE REST API (the expected JSON, Wowza\'s error envelope, or accepted credentials), else 0.' }, ['server'] as const),
     collectorSuccess: perServer.gauge({ name: 'wowza_exporter_collector_success', type: 'gauge', help: '1 when the collector\'s last poll succeeded, else 0 (its series are then absent).' }, ['server', 'collector'] as const),
     collectorDuration: perServer.gauge({ name: 'wowza_exporter_collector_duration_seconds', type: 'gauge', help: 'Duration of the collector\'s last poll.' }, ['server', 'collector'] as const),
-    collectorInterval: perServer.gauge({ name: 'wowza_exporter_collector_interval_seconds', type: 'gauge', help: 'The interval the collector polls at now: the configured one, or longer when poll.max_requests_per_second stretches it (stream).' }, ['server', 'collector'] as const),
+    collectorInterval: perServer.gauge({ name: 'wowza_exporter_collector_interval_seconds', type: 'gauge', help: 'The interval the collector polls at now: the configured one, or longer when poll.max_requests_per_second stretches it (stream), or while the exporter\'s own event loop is saturated.' }, ['server', 'collector'] as const),
     lastPoll: perServer.gauge({ name: 'wowza_exporter_last_poll_timestamp_seconds', type: 'gauge', help: 'End of the collector\'s last successful poll, as a Unix timestamp.' }, ['server', 'collector'] as const),
     apiRequests,
     concurrencyLimit,

@@ -16,6 +16,9 @@ export class SnapshotStore {
   private readonly labels = new Map<string, string>();
   private readonly generations = new Map<string, number>();
   private cached: EncodedText | undefined;
+  /** The exposition being put together for a scrape, and how many changes the sets have seen (to know it is current). */
+  private building: Promise<EncodedText> | undefined;
+  private changes = 0;
 
   /** `cap` bounds each server's series over all its sets: every set is stored through it. */
   constructor(private readonly cap?: SeriesCap) {}
@@ -32,7 +35,7 @@ export class SnapshotStore {
     const rendered = await renderSetInSlices(fitted, this.labels.get(server) ?? '');
     if (this.generations.get(key) !== generation) return;
     this.sets.set(key, rendered);
-    this.cached = undefined;
+    this.changed();
   }
 
   /**
@@ -43,18 +46,18 @@ export class SnapshotStore {
     const key = `${server}\u0000${OWN}`;
     this.bump(key);
     if (set.size === 0) {
-      if (this.sets.delete(key)) this.cached = undefined;
+      if (this.sets.delete(key)) this.changed();
       return;
     }
     this.sets.set(key, renderSet(set, this.labels.get(server) ?? ''));
-    this.cached = undefined;
+    this.changed();
   }
 
   delete(server: string, collector: string): void {
     const key = `${server}\u0000${collector}`;
     this.bump(key);
     this.cap?.forget(server, collector);
-    if (this.sets.delete(key)) this.cached = undefined;
+    if (this.sets.delete(key)) this.changed();
   }
 
   /** Labels (`k="v",...`) every series of `server` carries from now on; empty for none. */
@@ -71,8 +74,15 @@ export class SnapshotStore {
     for (const key of [...this.generations.keys()]) {
       if (!key.startsWith(prefix)) continue;
       this.bump(key);
-      if (this.sets.delete(key)) this.cached = undefined;
+      if (this.sets.delete(key)) this.changed();
     }
+  }
+
+  /** The sets changed: the exposition is built again at the next scrape (a build under way is not reused). */
+  private changed(): void {
+    this.cached = undefined;
+    this.building = undefined;
+    this.changes++;
   }
 
   private bump(key: string): number {
@@ -88,6 +98,31 @@ export class SnapshotStore {
   encoded(): EncodedText {
     this.cached ??= EncodedText.fromChunks(mergeRenderedChunks(this.sets.values()));
     return this.cached;
+  }
+
+  /**
+   * encoded(), put together a slice at a time (a scrape's way): at a fleet's size the merge copies hundreds of
+   * thousands of pieces, hundreds of milliseconds on one go. Scrapes meanwhile share the one being made; a change
+   * meanwhile makes the next scrape build again, and this one answers with what it had. For a `gzip` scrape the
+   * deflate runs beside the building (see EncodedText.fromChunksInSlices).
+   */
+  encodedInSlices(gzip = false): Promise<EncodedText> {
+    if (this.cached) return Promise.resolve(this.cached);
+    if (this.building) return this.building;
+    const changes = this.changes;
+    const building: Promise<EncodedText> = EncodedText.fromChunksInSlices(mergeRenderedChunks(this.sets.values()), gzip).then(
+      (text) => {
+        if (this.building === building) this.building = undefined;
+        if (this.changes === changes) this.cached = text;
+        return text;
+      },
+      (err: unknown) => {
+        if (this.building === building) this.building = undefined;
+        throw err;
+      },
+    );
+    this.building = building;
+    return building;
   }
 
   /** The exposition text of all sets. */

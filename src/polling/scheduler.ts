@@ -73,7 +73,9 @@ interface Job {
   failureSaid?: string;
 }
 
-/** The latest poll of one collector, as far as `wowza_up` is concerned. */
+/** Why every interval is longer while the exporter's event loop is saturated (loop-load.ts). */
+const LOOP_SATURATED = "the exporter's event loop is saturated: every poll is spaced further apart (split the servers over replicas with --shard)";
+
 /** The state key of a server that is up (a down one is keyed by why). */
 const UP = 'up';
 
@@ -98,6 +100,8 @@ export interface SchedulerOptions {
   logger: Logger;
   /** Sees every poll's result (the status page keeps a few facts of it). */
   onPoll?: (spec: PollJobSpec, result: PollResult) => void;
+  /** Spaces every job's polls further apart while the exporter's own event loop is saturated (loop-load.ts). */
+  loopLoad?: { readonly spacing: number };
 }
 
 /**
@@ -198,13 +202,15 @@ export class Scheduler {
 
   /** Every job's spec and last poll, for the status page; the interval is the one in force, with why it differs. */
   jobStates(): JobState[] {
+    const spacing = this.o.loopLoad?.spacing ?? 1;
     const states: JobState[] = [...this.jobs].map((j) => {
       const now = j.spec.intervalNow?.();
+      const reasons = [now?.reason, spacing > 1 ? LOOP_SATURATED : undefined].filter((r) => r !== undefined);
       return {
         server: j.spec.server,
         collector: j.spec.collector,
-        intervalMs: now?.intervalMs ?? j.spec.intervalMs,
-        ...(now?.reason ? { intervalReason: now.reason } : {}),
+        intervalMs: (now?.intervalMs ?? j.spec.intervalMs) * spacing,
+        ...(reasons.length > 0 ? { intervalReason: reasons.join('; ') } : {}),
         last: j.last,
         running: j.running !== undefined,
       };
@@ -364,7 +370,8 @@ export class Scheduler {
     const jitter = this.o.config.poll.jitter;
     const now = job.spec.intervalNow?.();
     const intervalMs = now?.intervalMs ?? job.spec.intervalMs;
-    this.o.self.collectorInterval.set({ server: job.spec.server, collector: job.spec.collector }, intervalMs / 1000);
+    const spacing = this.o.loopLoad?.spacing ?? 1;
+    this.o.self.collectorInterval.set({ server: job.spec.server, collector: job.spec.collector }, (intervalMs * spacing) / 1000);
     if (now?.reason && !job.stretched) {
       // Said when it starts stretching (or stops), not every cycle: the numbers move with the streams.
       job.stretched = true;
@@ -373,7 +380,7 @@ export class Scheduler {
       job.stretched = false;
       this.o.logger.info({ server: job.spec.server, collector: job.spec.collector, interval_seconds: intervalMs / 1000 }, 'collector interval back to the configured one');
     }
-    const delay = intervalMs * (1 + (Math.random() * 2 - 1) * jitter);
+    const delay = intervalMs * spacing * (1 + (Math.random() * 2 - 1) * jitter);
     job.scheduledMs = intervalMs;
     job.timer = setTimeout(() => void this.run(job), delay);
   }

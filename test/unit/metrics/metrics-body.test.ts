@@ -65,6 +65,35 @@ describe('EncodedText and gzipJoined', () => {
   });
 });
 
+describe('a body put together in slices (a fleet-sized scrape)', () => {
+  // 6 MB in 300,000 small pieces (each server's lines of one family, as the merge gives them) and a few big ones.
+  const line = (i: number) => `wowza_stream_uptime_seconds{server="http://127.2.${i % 4}.${i % 250}:8087",stream="cam${i % 97}"} ${i}\n`;
+  const chunks: Array<string | Uint8Array> = [];
+  for (let i = 0; i < 300_000; i++) {
+    chunks.push(i % 50_000 === 0 ? `# HELP f${i} help\n# TYPE f${i} gauge\n` : Buffer.from(line(i)));
+    if (i % 100_000 === 0) chunks.push(Buffer.from(line(i).repeat(500)));
+  }
+  const joined = Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
+
+  it('is the same bytes as fromChunks, in runs of about a megabyte, and hands the event loop back meanwhile', async () => {
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    const sliced = await EncodedText.fromChunksInSlices(chunks);
+    clearInterval(ticking);
+    expect(sliced.toBuffer().equals(joined)).toBe(true);
+    expect(sliced.toBuffer().equals(EncodedText.fromChunks(chunks).toBuffer())).toBe(true);
+    expect(Math.max(...sliced.parts.map((p) => p.length))).toBeLessThan(1024 * 1024 + 64 * 1024);
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it('deflates the pieces while it is put together, into one gzip member holding every byte', async () => {
+    const sliced = await EncodedText.fromChunksInSlices(chunks, true);
+    singleMember(await gzipJoined(sliced, Buffer.from('own 1\n')), Buffer.concat([joined, Buffer.from('own 1\n')]));
+    const empty = await EncodedText.fromChunksInSlices([], true);
+    singleMember(await gzipJoined(empty, Buffer.alloc(0)), Buffer.alloc(0));
+  });
+});
+
 const def = (name: string): MetricDef => ({ name, type: 'gauge', help: `help of ${name}\nwith \\ escapes` });
 
 function set(server: string, names: string[], value: number): MetricSet {
@@ -144,6 +173,23 @@ describe('SnapshotStore', () => {
     const second = store.encoded();
     await store.put('b', 'stream', b);
     expect(store.encoded()).not.toBe(second);
+  });
+
+  it('puts a scrape\'s body together in slices: the same text, shared by scrapes meanwhile, built again after a change', async () => {
+    const store = new SnapshotStore();
+    const a = set('a', ['wowza_z', 'wowza_a'], 1);
+    await store.put('a', 'stream', a);
+    const one = store.encodedInSlices();
+    expect(store.encodedInSlices(true)).toBe(one);
+    expect((await one).toBuffer().toString()).toBe(store.render());
+    expect(await store.encodedInSlices()).toBe(await one);
+    const b = set('b', ['wowza_m'], 2);
+    const building = store.encodedInSlices();
+    await store.put('b', 'stream', b); // a change while it is built: that scrape answers with what it had
+    expect((await building).toBuffer().toString()).toBe(mergeRendered([renderSet(a)]));
+    const after = await store.encodedInSlices(true);
+    expect(after.toBuffer().toString()).toBe(mergeRendered([renderSet(a), renderSet(b)]));
+    singleMember(await gzipJoined(after, Buffer.alloc(0)), after.toBuffer());
   });
 
   it('answers from the sets before a put until that put is rendered, and lets a delete meanwhile win', async () => {
