@@ -5,7 +5,7 @@ const PROBE_TIMEOUT_MS = 3000;
 
 /**
  * Where a server's connectioncounts provider answers by default: the admin port, 8086, of the REST API's host and
- * scheme (shared/wowza-api.md, "connectioncounts"), with the same credentials.
+ * scheme (docs/wowza-api-notes.md, "connectioncounts: names are URL-encoded"), with the same credentials.
  */
 export function defaultConnectionCountsUrl(restUrl: string): string {
   const u = new URL(restUrl);

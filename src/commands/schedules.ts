@@ -123,7 +123,7 @@ export function listSchedulesCommand(conn: VideoConnection, opts: OutputOptions,
       io.stdout.write(json(schedules));
     } else {
       io.stdout.write(scheduleTable(schedules));
-      // The list gives limited details per schedule (shared/wowza-api.md): the rest is one request per schedule.
+      // The list gives limited details per schedule (docs/wowza-api-notes.md): the rest is one request per schedule.
       if (schedules.length > 0) io.stderr.write('The list shows what GET /schedules gives; action, recurrence, times and the next start/stop: wowza-exporter schedules get <id>\n');
     }
     if (truncated) io.stderr.write(`wowza-exporter: warning: the list looks truncated (${truncated}); there may be more schedules\n`);

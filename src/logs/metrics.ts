@@ -3,7 +3,7 @@ import { Counter, Gauge, type Registry } from '../metrics/prom-client-core.js';
 type Follow = 'server' | 'log_type';
 type Ship = 'server' | 'log_type' | 'sink';
 
-/** Metrics of the log followers and sinks; names are part of the contract (shared/metrics.md). */
+/** Metrics of the log followers and sinks; names are part of the contract (docs/metrics.md). */
 export interface LogMetrics {
   lines: Counter<Follow | 'severity'>;
   events: Counter<Follow | 'category' | 'event'>;

@@ -1,6 +1,6 @@
 /**
  * Every metric the collectors publish, with its type and help text: the one place names live.
- * The contract is ../shared/metrics.md; renaming anything here is a breaking change.
+ * The contract is docs/metrics.md; renaming anything here is a breaking change.
  */
 export type MetricType = 'gauge' | 'counter' | 'histogram';
 

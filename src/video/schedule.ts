@@ -41,7 +41,7 @@ const text = z.string().nullish();
 
 /**
  * One item of `GET /schedules`. The list is not in the reference; like the service's other lists it gives
- * limited details per item (shared/wowza-api.md, "Wowza Video API"): `id`, `name`, `state`, `transcoder_id`,
+ * limited details per item (docs/wowza-api-notes.md, "List endpoints with limited details"): `id`, `name`, `state`, `transcoder_id`,
  * `created_at`, `updated_at`. The rest comes from `GET /schedules/{id}`.
  */
 export const ScheduleSummarySchema = z.looseObject({

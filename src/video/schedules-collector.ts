@@ -25,13 +25,13 @@ export interface VideoSchedulesOptions {
 
 /**
  * Wowza Video schedules as metrics. `GET /schedules` gives limited details per schedule; action, recurrence and
- * times come from `GET /schedules/{id}` (shared/wowza-api.md, "Wowza Video API"). Details are fetched with a
+ * times come from `GET /schedules/{id}` (docs/wowza-api-notes.md, "List endpoints with limited details"). Details are fetched with a
  * bounded concurrency and kept while the list shows the same `updated_at`, so a steady account costs one list
  * request per poll. A 429 is retried by the client as `Retry-After` asks, and every other request of the client
  * waits as long (rate limits are not in the reference, section 8). A schedule deleted between the list and its
  * detail (404, or 410 Gone, which section 4 of the reference documents for PATCH) is left out; so is one whose
  * detail fails (counted and logged as an object error), while the others stay: the poll fails only when every
- * detail failed. Field values: section 2 of ../shared/reference/wowza-video-schedules-v1.11.md (schedule.ts).
+ * detail failed. Field values: section 2 of test/fixtures/reference/wowza-video-schedules-v1.11.md (schedule.ts).
  */
 export class VideoSchedulesCollector {
   private readonly details = new Map<string, { updatedAt: string; schedule: Schedule }>();

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * The WSE 4.9.6+ webhook configuration API (reference wse-rest-api.md, section 2 "Webhooks" for the shapes and
  * section 4 "Webhooks (base {S}/webhooks)" for the endpoints). A filter's target must exist first (else 400); a
- * duplicate id answers 409 (shared/wowza-api.md, "Webhooks").
+ * duplicate id answers 409 (docs/wowza-api-notes.md, "More shapes real servers send").
  */
 export const WEBHOOK_EP = {
   config: '/v2/servers/{server}/webhooks',

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * A WSE webhook event. The reference does not show the delivered payload (wse-rest-api.md, "6. Events", item 5);
  * public reports show `{"id","timestamp"(epoch ms),"name":"stream.started","source","version":"1.0",
- * "context":{"vhost","app","appInstance","stream","state"},"data":{}}` (shared/wowza-api.md, "Webhooks").
+ * "context":{"vhost","app","appInstance","stream","state"},"data":{}}` (docs/wowza-api-notes.md, "More shapes real servers send").
  * Since none of that is promised, the receiver reads it leniently: an event whose shape merely differs is
  * taken with what could be read, and the fields that could not are counted, not answered with 400.
  */

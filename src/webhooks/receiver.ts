@@ -40,7 +40,7 @@ export interface WebhookReceiverOptions {
 type Reason = 'unauthorized' | 'expired' | 'replayed' | 'too_large' | 'unsupported_media_type' | 'malformed_json' | 'invalid' | 'method';
 
 /**
- * Event names as label values: the documented ones (shared/wowza-api.md, "Webhooks"), and names of the documented
+ * Event names as label values: the documented ones (docs/wowza-api-notes.md, "More shapes real servers send"), and names of the documented
  * families (`recording.*`, `connection.*`) up to a small number; anything else is `other`. Names come from the
  * caller, so they must not mint series without bound.
  */

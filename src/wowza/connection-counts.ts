@@ -8,7 +8,7 @@ export { streamKey };
 
 /**
  * The document of the `HTTPConnectionCountsXML` HTTP provider (`/connectioncounts` on the admin port, 8086 by
- * default; ../shared/wowza-api.md): the whole server in one answer. Two forms are read:
+ * default; docs/wowza-api-notes.md): the whole server in one answer. Two forms are read:
  * - the tree: `<WowzaStreamingEngine>` > `VHost` > `Application` > `ApplicationInstance` > `Stream`, each with a
  *   `Name` element and counters as child elements (`SessionsFlash`, ..., `SessionsTotal` on streams);
  * - `?flat`: one `<Stream vhostName= applicationName= appInstanceName= streamName= sessionsFlash= .../>` per stream.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Response schemas for the WSE REST API (../shared/reference/wse-rest-api.md, with what real servers do from
+ * Response schemas for the WSE REST API (test/fixtures/reference/wse-rest-api.md, with what real servers do from
  * wowza-api.md): as strict as the reference and no stricter. A list wrapper without its key is an unreadable
  * answer; item fields the exporter does not need, or the reference does not show, may be absent or null;
  * numbers may arrive as strings. Unknown fields pass through the fixed-size answers; the lists (and their items),

@@ -5,15 +5,15 @@ import { startVideoSimulator, videoSchedule, type VideoSimulator } from '@wowza-
 import { problems, type Shape } from './shape.js';
 
 /**
- * Conformance of the Wowza Video simulator with the schedules reference (../shared/reference/
+ * Conformance of the Wowza Video simulator with the schedules reference (test/fixtures/reference/
  * wowza-video-schedules-v1.11.md): a table transcribed here from the reference (the schedule object of section 2,
  * the rows of section 4 with their statuses and wrappers, the PATCH error statuses, the error body of section 7)
  * is walked, and every answer of the simulator is checked against it. Rows the reference does not have (the
- * list, 429, pagination) come from shared/wowza-api.md and say so in `source`. Transcribed from the documents,
+ * list, 429, pagination) come from docs/wowza-api-notes.md and say so in `source`. Transcribed from the documents,
  * not from src/video/; the last block compares the transcription with the reference text itself.
  */
 
-const REFERENCE = fileURLToPath(new URL('../../../shared/reference/wowza-video-schedules-v1.11.md', import.meta.url));
+const REFERENCE = fileURLToPath(new URL('../fixtures/reference/wowza-video-schedules-v1.11.md', import.meta.url));
 const TOKEN = 'conformance-token';
 const READ_ONLY = 'conformance-read-only';
 
@@ -81,7 +81,7 @@ const ROWS: Row[] = [
     source: 'reference, section 4',
   },
   { method: 'DELETE', path: '/schedules/{id}', example: '/schedules/del', status: 204, answer: 'none', source: 'reference, section 4' },
-  { method: 'GET', path: '/schedules', example: '/schedules', status: 200, answer: LIST, source: 'shared/wowza-api.md (the reference has no list)' },
+  { method: 'GET', path: '/schedules', example: '/schedules', status: 200, answer: LIST, source: 'docs/wowza-api-notes.md (the reference has no list)' },
 ];
 
 /**
@@ -197,7 +197,7 @@ describe('section 4, every error status documented for PATCH, with the body of s
   });
 });
 
-describe('beyond the reference (shared/wowza-api.md), and the simulator levers', () => {
+describe('beyond the reference (docs/wowza-api-notes.md), and the simulator levers', () => {
   it('a bad token on any row is 401 with the error body', async () => {
     for (const row of ROWS) {
       const res = await call(row.method, row.example, row.body, 'wrong');

@@ -1,10 +1,10 @@
 import type { Field, Shape, Type } from './shape.js';
 
 /**
- * The WSE REST API reference (../shared/reference/wse-rest-api.md), transcribed for the conformance suite:
+ * The WSE REST API reference (test/fixtures/reference/wse-rest-api.md), transcribed for the conformance suite:
  * the resources of its section 2 and the rows of its section 4 that the simulator serves. Where the reference
  * says "not shown" (item fields of `vhosts[]` and `serverLogFiles[]`, monitoring statistics, instances, status),
- * the shapes come from ../shared/wowza-api.md, what real servers send, and say so in `source`.
+ * the shapes come from docs/wowza-api-notes.md, what real servers send, and say so in `source`.
  *
  * Written from the documents, not from src/wowza/schemas.ts nor from the simulator.
  */

@@ -11,7 +11,7 @@ import { ERROR_BODY, LOG_CONTENTS, NOT_SERVED, ROWS, SAVE_RESULT } from './wse-r
  * Wowza server; this suite is what keeps it one.
  */
 
-const REFERENCE = fileURLToPath(new URL('../../../shared/reference/wse-rest-api.md', import.meta.url));
+const REFERENCE = fileURLToPath(new URL('../fixtures/reference/wse-rest-api.md', import.meta.url));
 
 let sim: Simulator;
 const auth = () => `Basic ${Buffer.from(`${sim.username}:${sim.password}`).toString('base64')}`;

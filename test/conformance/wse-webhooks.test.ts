@@ -11,7 +11,7 @@ import { problems, type Field, type Shape, type Type } from './shape.js';
  * `saveFieldList`, section 1's convention applies: the first two present, the last optional.
  */
 
-const REFERENCE = fileURLToPath(new URL('../../../shared/reference/wse-rest-api.md', import.meta.url));
+const REFERENCE = fileURLToPath(new URL('../fixtures/reference/wse-rest-api.md', import.meta.url));
 const S = '/v2/servers/_defaultServer_';
 const W = `${S}/webhooks`;
 

@@ -195,7 +195,7 @@ describe('secrets never leave the process', () => {
       else if (videoCalls === 4) reply(res, 302, '', 'text/plain', { location: `https://login.example/reauth?access_token=${S.videoToken}&next=/` });
       else if (videoCalls === 5) reply(res, 200, `not json: ${echo}`, 'application/json');
       else {
-        // The list gives limited details; the schedule itself has the rest (shared/wowza-api.md).
+        // The list gives limited details; the schedule itself has the rest (docs/wowza-api-notes.md).
         const start = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
         const summary = { id: 'sch1', name: 'Show', state: 'enabled', transcoder_id: 'tr1', created_at: start, updated_at: start };
         if (r.url.includes('/schedules/sch1')) reply(res, 200, JSON.stringify({ schedule: { ...summary, action_type: 'start', recurrence_type: 'once', start_transcoder: start } }));

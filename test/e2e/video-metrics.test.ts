@@ -15,7 +15,7 @@ const PROMTOOL = promtoolPath();
 
 /**
  * The Wowza Video collector against the video simulator, whose list gives limited details per schedule as the
- * real service's does (shared/wowza-api.md): action, recurrence and times only come from GET /schedules/{id}.
+ * real service's does (docs/wowza-api-notes.md): action, recurrence and times only come from GET /schedules/{id}.
  */
 describe('Wowza Video schedules on /metrics', () => {
   let api: VideoSimulator;

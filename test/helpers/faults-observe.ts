@@ -5,7 +5,7 @@ import { parseMetrics, samples } from './exporter-process.js';
 export type WseCollector = 'machine' | 'status' | 'vhost' | 'application' | 'instance' | 'stream' | 'recorder' | 'stream_target';
 export const WSE_COLLECTOR_NAMES: readonly WseCollector[] = ['machine', 'status', 'vhost', 'application', 'instance', 'stream', 'recorder', 'stream_target'];
 
-/** The metric families each collector writes (see shared/metrics.md), to tell whose series are left. */
+/** The metric families each collector writes (see docs/metrics.md), to tell whose series are left. */
 const FAMILIES: Record<WseCollector, RegExp> = {
   machine: /^wowza_machine_/,
   status: /^wowza_server_/,

@@ -1,9 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Wowza's own Swagger 1.2 documents of the WSE 4.9.0 REST API (../shared/reference/wse-swagger-4.9.0/), read
+ * Wowza's own Swagger 1.2 documents of the WSE 4.9.0 REST API (test/fixtures/reference/wse-swagger-4.9.0/), read
  * into JSON types for the endpoints the exporter reads (the table at the top of MODELS.md). The conformance
  * suite checks the simulator against them; swagger-models.ts makes answers from them.
  *
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
  * have a third opinion on what the server sends.
  */
 
-export const SWAGGER_DIR = fileURLToPath(new URL('../../../shared/reference/wse-swagger-4.9.0/', import.meta.url));
+export const SWAGGER_DIR = fileURLToPath(new URL('../fixtures/reference/wse-swagger-4.9.0/', import.meta.url));
 
 /** A JSON type. `java` keeps the boxed type name (Long, Integer) the model used, for messages. */
 export type JsonType =
@@ -56,10 +56,6 @@ export const ENDPOINT_NAMES = Object.keys(ENDPOINTS) as Endpoint[];
 
 /** Fields every model carries for the envelope (MODELS.md lists them on nested models too). */
 export const ENVELOPE_FIELDS = ['serverName', 'version', 'saveFieldList'] as const;
-
-export function swaggerAvailable(dir = SWAGGER_DIR): boolean {
-  return existsSync(dir);
-}
 
 interface RawProperty {
   type?: string;

@@ -62,7 +62,7 @@ const HEAP_MAX_MB = 3160;
 const VERSION = '1718291745000';
 
 let loaded: SwaggerModels | undefined;
-/** The documents of ../shared, read once (throws when they are not there: check swaggerAvailable() first). */
+/** The documents of test/fixtures/reference, read once. */
 export function swaggerModels(): SwaggerModels {
   return (loaded ??= loadSwaggerModels());
 }

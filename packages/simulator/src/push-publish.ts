@@ -2,7 +2,7 @@ import { DEFAULT_INSTANCE, type AppNode } from './topology.js';
 
 /**
  * `{A}/pushpublish/mapentries`: the stream targets of an application, with every field of the server's
- * PushPublishStreamAppConfig model (../shared/reference/wse-swagger-4.9.0, MODELS.md). A real entry carries all
+ * PushPublishStreamAppConfig model (test/fixtures/reference/wse-swagger-4.9.0, MODELS.md). A real entry carries all
  * of them, most unset; the simulator sets the ones an RTMP target uses and leaves the others at their type's
  * empty value. Entries carry secrets (`password`, the destination `streamName`), as real ones do (wowza-api.md).
  */

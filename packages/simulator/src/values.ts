@@ -32,7 +32,7 @@ export interface MachineCurrentBody {
 }
 
 /**
- * `{S}/status`: the fields of the server's own ServerStatusConfig model (../shared/reference/wse-swagger-4.9.0,
+ * `{S}/status`: the fields of the server's own ServerStatusConfig model (test/fixtures/reference/wse-swagger-4.9.0,
  * MODELS.md), nothing else: feature state is `*Licensed` / `*InUse` / `*Available` booleans and the lists of
  * applications using a feature, not `*Enabled` flags.
  */

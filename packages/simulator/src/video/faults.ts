@@ -7,7 +7,7 @@ import type { VideoSchedule } from './schedule-object.js';
  *   section 8 of the reference; the header is HTTP's own, RFC 9110 section 10.2.3), or without it;
  * - values the reference does not list: answers carry `value` in `field` (a new `state` or `action_type`, an
  *   unreadable time) for one schedule or all, in the list items that have the field and in every
- *   `{schedule}` answer (GET and PATCH). The stored schedule is unchanged. shared/wowza-api.md: "Enum values the
+ *   `{schedule}` answer (GET and PATCH). The stored schedule is unchanged. docs/wowza-api-notes.md: "Enum values the
  *   docs list are not a promise that no other value will appear."
  */
 

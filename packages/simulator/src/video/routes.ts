@@ -7,13 +7,13 @@ import { PatchRefused } from './schedule-patch.js';
 import type { ScheduleStore } from './schedule-store.js';
 
 /**
- * The routes, as section 4 of ../shared/reference/wowza-video-schedules-v1.11.md lists them:
+ * The routes, as section 4 of test/fixtures/reference/wowza-video-schedules-v1.11.md lists them:
  *
  * | GET    | /schedules/{id} | 200 `{schedule}` |
  * | PATCH  | /schedules/{id} | 200 `{schedule}`; errors 401, 403, 404, 410, 422 |
  * | DELETE | /schedules/{id} | 204, no content |
  *
- * and, not in the reference, `GET /schedules` (shared/wowza-api.md): 200 `{schedules: [...]}`, limited details
+ * and, not in the reference, `GET /schedules` (docs/wowza-api-notes.md): 200 `{schedules: [...]}`, limited details
  * per item. Errors of GET and DELETE are "not shown": an unknown id is 404 here as for PATCH. 410 is documented
  * for PATCH without its meaning; here it is a PATCH of a schedule that was deleted (Gone).
  */

@@ -2,7 +2,7 @@ import type { VideoScheduleSummary } from './schedule-object.js';
 
 /**
  * The body of `GET /schedules`. The reference has no list endpoint (section 4 lists only `/schedules/{id}`);
- * shared/wowza-api.md gives `{"schedules":[...]}` with limited details per item, and `page`/`per_page`
+ * docs/wowza-api-notes.md gives `{"schedules":[...]}` with limited details per item, and `page`/`per_page`
  * pagination as likely, not certain. So by default the list is one answer without pagination, as the
  * documents show nothing more; `pageSize` pages it with a `pagination` object as the service's other lists do
  * (`page`, `per_page`, `total_pages`, `total_records`), and `truncateAt` cuts it short without saying so.

@@ -1,5 +1,5 @@
 /**
- * The schedule object of the Wowza Video reference (../shared/reference/wowza-video-schedules-v1.11.md,
+ * The schedule object of the Wowza Video reference (test/fixtures/reference/wowza-video-schedules-v1.11.md,
  * section 2) as responses carry it: every field of its table, times in ISO 8601 with `Z` ("responses use ISO
  * 8601 with Z"), repeat days as ISO 8601 date-times ("responses use ISO 8601 date-time").
  *
@@ -23,7 +23,7 @@ export interface VideoSchedule {
   updated_at: string;
 }
 
-/** Section 2, the values each enumerated field takes (a real service may send others: shared/wowza-api.md). */
+/** Section 2, the values each enumerated field takes (a real service may send others: docs/wowza-api-notes.md). */
 export const STATES = ['enabled', 'disabled', 'expired'] as const;
 export const ACTION_TYPES = ['start', 'stop', 'start_stop'] as const;
 export const RECURRENCE_TYPES = ['once', 'recur'] as const;
@@ -33,7 +33,7 @@ export const NAME_MAX = 255;
 
 /**
  * The fields of an item of `GET /schedules`. The list is not in the reference; the service's lists give
- * "limited details" per item (shared/wowza-api.md, "Wowza Video API").
+ * "limited details" per item (docs/wowza-api-notes.md, "List endpoints with limited details").
  */
 export const SUMMARY_FIELDS = ['id', 'name', 'state', 'transcoder_id', 'created_at', 'updated_at'] as const;
 export type VideoScheduleSummary = Pick<VideoSchedule, (typeof SUMMARY_FIELDS)[number]>;

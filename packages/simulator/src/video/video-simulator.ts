@@ -6,7 +6,7 @@ import { ScheduleStore } from './schedule-store.js';
 
 /**
  * A loopback Wowza Video API (schedules, v1.11) for tests and the demo, answering as the reference shows
- * (../shared/reference/wowza-video-schedules-v1.11.md) and, where it is silent, as shared/wowza-api.md says the
+ * (test/fixtures/reference/wowza-video-schedules-v1.11.md) and, where it is silent, as docs/wowza-api-notes.md says the
  * service does (the list with limited details per item, Bearer tokens). Shaped like startSimulator: every
  * option has a default, and the result carries the levers tests need (the schedules, request counts, faults).
  */
