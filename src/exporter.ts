@@ -19,6 +19,7 @@ import { videoPollJobs } from './video/poll-job.js';
 import type { WowzaTarget } from './wowza/client.js';
 import type { WebhookEvent } from './webhooks/event.js';
 import { LoopLoad } from './polling/loop-load.js';
+import { runInSlices } from './time-slices.js';
 import { CompilerTrigger } from './exporter/compiler-trigger.js';
 import { ConnectionCountsFinder } from './exporter/connection-counts-finder.js';
 import { listen, loadWebSettings } from './exporter/listen.js';
@@ -74,19 +75,17 @@ async function renderOwnMetrics(self: SelfMetrics, store: SnapshotStore, servers
   // removal on (forgetServer; ServerMetrics drops its late writes until it is added again), and its set is read at
   // its turn, so one removed meanwhile puts nothing back.
   // In slices: at a fleet every server changed since the last scrape, hundreds of milliseconds of rendering.
-  let sliceStart = performance.now();
-  for (const name of self.perServer.takeChanged()) {
-    store.putOwn(name, self.perServer.setOf(name));
-    if (performance.now() - sliceStart >= OWN_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
-  }
+  const changed = self.perServer.takeChanged();
+  await runInSlices(
+    (function* () {
+      for (const name of changed) {
+        store.putOwn(name, self.perServer.setOf(name));
+        yield;
+      }
+    })(),
+  );
   return renderSelfMetrics(self.registry, servers.labels);
 }
-
-/** Rendering between two yields of the event loop at a scrape. */
-const OWN_SLICE_MS = 4;
 
 /** Watches the event loop's load (polls are spaced out while it is saturated), saying when that starts and ends. */
 function watchLoopLoad(logger: Logger): LoopLoad {

@@ -1,5 +1,6 @@
 import type { MetricDef } from './definitions.js';
 import type { Labels, MetricSet } from './metric-set.js';
+import { runInSlices } from '../time-slices.js';
 import { Utf8Builder, Utf8Writer } from '../utf8-builder.js';
 
 const NEEDS_ESCAPE = /[\\\n"]/;
@@ -39,17 +40,8 @@ export function renderSet(set: MetricSet, extraLabels = ''): RenderedSet {
  * renderSet a slice at a time: a poll of 20,000 series takes milliseconds to render, and a scrape
  * arriving meanwhile is answered between two slices (from the sets stored before) instead of waiting.
  */
-export async function renderSetInSlices(set: MetricSet, extraLabels = '', sliceMs = 4): Promise<RenderedSet> {
-  const steps = renderSteps(set, extraLabels);
-  let sliceStart = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - sliceStart >= sliceMs) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
-  }
+export function renderSetInSlices(set: MetricSet, extraLabels = '', sliceMs = 4): Promise<RenderedSet> {
+  return runInSlices(renderSteps(set, extraLabels), sliceMs);
 }
 
 /** Bytes a sample line takes on average (a stream's labels and a counter), to size the buffer once. */

@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw, gzip } from 'node:zlib';
+import { runInSlices } from '../time-slices.js';
 import { Utf8Builder } from '../utf8-builder.js';
 
 /**
@@ -57,17 +58,8 @@ export class EncodedText {
    * pieces, tens of megabytes) the copying takes hundreds of milliseconds, which health checks must not wait for.
    * With `deflate`, each piece is deflated (in zlib's threads) as soon as it is made, while the rest is put together.
    */
-  static async fromChunksInSlices(chunks: readonly (string | Uint8Array)[], deflate = false): Promise<EncodedText> {
-    const steps = coalesce(chunks, deflate ? new PieceDeflater() : undefined);
-    let sliceStart = performance.now();
-    for (;;) {
-      const step = steps.next();
-      if (step.done) return step.value;
-      if (performance.now() - sliceStart >= SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
-    }
+  static fromChunksInSlices(chunks: readonly (string | Uint8Array)[], deflate = false): Promise<EncodedText> {
+    return runInSlices(coalesce(chunks, deflate ? new PieceDeflater() : undefined), SLICE_MS);
   }
 
   /** All of it in one buffer (a copy: for tests and tools, not for responses). */
