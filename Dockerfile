@@ -3,7 +3,7 @@
 # Optional build arguments fill the OCI labels and wowza_exporter_build_info{revision}:
 #   docker build --build-arg VERSION=0.1.0 --build-arg REVISION=$(git rev-parse HEAD) --build-arg CREATED=$(date -u +%FT%TZ) .
 
-# The Node.js major the test suite runs on (.ci/run tests Debian's Node 20): V8 flags are set by name (src/v8-flags.ts),
+# The Node.js major the test suite runs on (.ci/run tests Debian's Node 20): V8 flags are set by name (src/base/v8-flags.ts),
 # and another V8 may ignore one quietly. test/unit/deploy.test.ts fails when the two differ.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -41,7 +41,7 @@ LABEL org.opencontainers.image.title="wowza-exporter" \
 ENV NODE_ENV=production \
     WOWZA_EXPORTER_REVISION=${REVISION}
 # Two malloc arenas instead of up to eight per core: less RSS at the same latency (bench/RESULTS.md). V8's
-# heap settings need no environment: `serve` makes them at start (src/v8-flags.ts).
+# heap settings need no environment: `serve` makes them at start (src/base/v8-flags.ts).
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=deps /src/node_modules ./node_modules

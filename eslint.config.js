@@ -29,8 +29,8 @@ const simulatorBlocks = Object.entries(SIMULATOR_BARE).flatMap(([dir, bare]) =>
 
 /**
  * The product's layers, lowest first: a module may import its own folder and the layers below it, never a layer above
- * or a folder beside it (CONTRIBUTING.md has the diagram). `base` is the files directly in src/ (logger, redact, time
- * zones...); src/exporter.ts is the composition root's, src/cli*.ts the commands'. The rule below is
+ * or a folder beside it (CONTRIBUTING.md has the diagram). `base` is src/base/ (logger, redaction, time zones...), which
+ * everything may use; src/cli*.ts, the only files directly in src/, are the commands'. The rule below is
  * no-restricted-imports, one block per folder and depth, on the relative path that climbs back to src/.
  */
 const LAYERS = [
@@ -45,7 +45,7 @@ const LAYERS = [
   ['exporter'],
   ['commands'],
 ];
-const ROOT_FILES = { exporter: ['exporter'], commands: ['cli', 'cli-main'] };
+const ROOT_FILES = { commands: ['cli', 'cli-main'] };
 const layerOf = (folder) => LAYERS.findIndex((l) => l.includes(folder));
 const ORDER = LAYERS.map((l) => l.join(', ')).join(' → ');
 /** What `folder` may not import: every folder of its own layer but itself, and of the layers above. */
@@ -63,9 +63,8 @@ const restricted = (folder, regex) => ({
   'no-restricted-imports': ['error', { patterns: [{ regex, message: `imports run one way: ${folder} may import only its own folder and the layers below it (${ORDER})` }] }],
 });
 const layerBlocks = [
-  // The files directly in src/: the base, and the two top files.
-  { files: ['src/*.ts'], ignores: ['src/exporter.ts', 'src/cli.ts', 'src/cli-main.ts'], rules: restricted('base', enters(0, LAYERS.slice(1).flat())) },
-  { files: ['src/exporter.ts'], rules: restricted('exporter', enters(0, forbiddenFor('exporter'))) },
+  // The base imports nothing of the layers above it.
+  { files: ['src/base/*.ts'], rules: restricted('base', enters(1, LAYERS.slice(1).flat())) },
   ...LAYERS.slice(1)
     .flat()
     .filter((folder) => forbiddenFor(folder).length > 0)

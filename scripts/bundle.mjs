@@ -11,7 +11,7 @@
  * (packages/simulator/dist, which `npm run build` makes first) into a chunk of its own, so the tarball needs no
  * workspace package.
  *
- * Left to Node at run time, as before: yargs (src/yargs-lean.ts builds it from its own files) and the YAML parser
+ * Left to Node at run time, as before: yargs (src/base/yargs-lean.ts builds it from its own files) and the YAML parser
  * (src/config/yaml.ts). `dist/chunks/modules.json` lists the source modules in each chunk, for the test that
  * checks what `serve` loads.
  */
@@ -120,6 +120,6 @@ for (const item of output) {
   modules[item.fileName] = item.moduleIds.filter((id) => !id.startsWith('\0')).map((id) => relative(root, id));
 }
 writeFileSync(`${chunks}/modules.json`, `${JSON.stringify(modules, null, 1)}\n`);
-// src/build-info.ts reads build-info.json beside its own module, which now lives in a chunk.
-if (existsSync(`${dist}/build-info.json`)) copyFileSync(`${dist}/build-info.json`, `${chunks}/build-info.json`);
+// src/base/build-info.ts reads build-info.json beside its own module, which now lives in a chunk.
+if (existsSync(`${dist}/base/build-info.json`)) copyFileSync(`${dist}/base/build-info.json`, `${chunks}/build-info.json`);
 console.log(`bundled ${Object.keys(modules).length} files into dist/cli.js and dist/chunks/`);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Writes dist/build-info.json after the TypeScript build: the git revision and branch of the tree built, when and by
+ * Writes dist/base/build-info.json after the TypeScript build: the git revision and branch of the tree built, when and by
  * whom, for `wowza-exporter --version` and wowza_exporter_build_info. Outside a git checkout (a tarball, the Docker
  * build stage) they are `unknown`; the image sets WOWZA_EXPORTER_REVISION instead.
  */
@@ -38,4 +38,4 @@ const info = {
   buildUser: user(),
   buildDate,
 };
-writeFileSync(new URL('../dist/build-info.json', import.meta.url), JSON.stringify(info, null, 2) + '\n');
+writeFileSync(new URL('../dist/base/build-info.json', import.meta.url), JSON.stringify(info, null, 2) + '\n');

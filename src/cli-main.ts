@@ -1,8 +1,8 @@
 import type { CommandModule } from 'yargs';
-import { versionText } from './build-info.js';
+import { versionText } from './base/build-info.js';
 import { ConfigError } from './config/errors.js';
-import { escapeControlCharactersButNewlines, stringifyJsonSafely } from './control-characters.js';
-import { loadYargs } from './yargs-lean.js';
+import { escapeControlCharactersButNewlines, stringifyJsonSafely } from './base/control-characters.js';
+import { loadYargs } from './base/yargs-lean.js';
 
 /** Every command, in the order help lists them, loaded on demand. */
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {

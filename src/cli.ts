@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { applyFootprintFlags } from './v8-flags.js';
+import { applyFootprintFlags } from './base/v8-flags.js';
 
 /**
  * The entry point. V8's settings for `serve` are made before anything else is loaded (v8-flags.ts); the argument

@@ -3,7 +3,7 @@ import { wseCollectorsEnabled } from '../../dist/collectors/registry.js';
 import { runCollector } from '../../dist/polling/poll-result.js';
 import { ServerSession } from '../../dist/polling/server-session.js';
 import { parseConfig, resolveConfig } from '../../dist/config/load.js';
-import { silentLogger } from '../../dist/logger.js';
+import { silentLogger } from '../../dist/base/logger.js';
 import { SnapshotStore } from '../../dist/metrics/snapshot-store.js';
 import { WowzaClient } from '../../dist/wowza/client.js';
 import { serveRpc } from '../lib/rpc-worker.js';

@@ -1,5 +1,5 @@
 import type { CollectorName } from '../config/schema.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { MetricSet } from '../metrics/metric-set.js';
 import type { WowzaClient, WowzaTarget } from '../wowza/client.js';
 import type { Discovery } from './discovery.js';

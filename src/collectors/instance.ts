@@ -1,6 +1,6 @@
 import { M } from '../metrics/definitions.js';
 import type { Labels } from '../metrics/metric-set.js';
-import { urlScheme } from '../redact.js';
+import { urlScheme } from '../base/redact.js';
 import type { Collector } from './collector.js';
 import type { StreamRef } from './discovery.js';
 

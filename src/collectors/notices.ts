@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 
 /** Conditions remembered per server; beyond this many the memory starts over (at worst a condition is said again). */
 const MAX_REMEMBERED = 1000;

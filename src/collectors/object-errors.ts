@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import { WowzaError } from '../wowza/errors.js';
 
 /**

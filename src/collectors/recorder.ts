@@ -1,7 +1,7 @@
 import { M } from '../metrics/definitions.js';
 import { labelValueTooLong } from '../metrics/label-bounds.js';
 import type { MetricSet } from '../metrics/metric-set.js';
-import { scrubReceived } from '../secret-scrubber.js';
+import { scrubReceived } from '../base/secret-scrubber.js';
 import { recorderStartSeconds } from '../wowza/recorder-time.js';
 import { StreamRecorder } from '../wowza/schemas.js';
 import type { Collector, PollContext } from './collector.js';

@@ -1,7 +1,7 @@
 import { ConfigError } from '../config/errors.js';
 import { checkConfig, type ConfigFlags } from '../config/load.js';
 import { checkRegularFile, CONFIG_FILE_MAX_BYTES } from '../config/read-file.js';
-import { escapeControlCharactersButNewlines } from '../control-characters.js';
+import { escapeControlCharactersButNewlines } from '../base/control-characters.js';
 
 /**
  * `--config.check`: a line per problem (each names its key and file), then a summary; 0 valid, 1 invalid, as

@@ -1,5 +1,5 @@
 import type { RuntimeConfig } from '../config/load.js';
-import { registerSecret } from '../secret-scrubber.js';
+import { registerSecret } from '../base/secret-scrubber.js';
 
 /**
  * Registers every secret a loaded configuration holds (WSE and probe module passwords, the Video token, the webhook

@@ -1,10 +1,10 @@
 import type { CommandModule } from 'yargs';
 import { wseCollectorsEnabled } from '../collectors/registry.js';
 import { loadConfig } from '../config/load.js';
-import { stringifyJsonSafely } from '../control-characters.js';
+import { stringifyJsonSafely } from '../base/control-characters.js';
 import { runDoctor } from '../doctor/checks.js';
 import { formatResult, type CheckResult } from '../doctor/report.js';
-import { createLogger, silentLogger } from '../logger.js';
+import { createLogger, silentLogger } from '../base/logger.js';
 import { registerConfiguredSecrets } from './configured-secrets.js';
 import { configFlagsFrom, withPollFlags, withWowzaFlags } from './flags.js';
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 
 /** Time for a graceful stop beyond what the sinks may take to drain, before the process exits anyway. */
 export const SHUTDOWN_MARGIN_MS = 10_000;

@@ -1,7 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../base/logger.js';
 import { tailLog } from '../logs/tail.js';
 import { guardLogType, unknownLogTypeMessage } from '../logs/source/unknown-log-type.js';
 import { parseServerFilterFlags, resolveLogType } from '../wowza/log-vocabulary.js';

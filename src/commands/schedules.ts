@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../config/errors.js';
-import { escapeControlCharactersButNewlines, stringifyJsonSafely } from '../control-characters.js';
+import { escapeControlCharactersButNewlines, stringifyJsonSafely } from '../base/control-characters.js';
 import { DEFAULT_VIDEO_URL, VideoClient } from '../video/client.js';
 import { VideoError, VideoInputError, VideoUnparsableError, type VideoInputIssue } from '../video/errors.js';
 import { validateSchedulePatch, type PatchField, type SchedulePatchInput } from '../video/schedule-patch.js';

@@ -1,8 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { loadConfig } from '../config/load.js';
 import { ConfigError } from '../config/errors.js';
-import { startExporter, type ReloadOutcome } from '../exporter.js';
-import { createLogger } from '../logger.js';
+import { startExporter, type ReloadOutcome } from '../exporter/exporter.js';
+import { createLogger } from '../base/logger.js';
 import { reportConfigCheck } from './config-check.js';
 import { registerConfiguredSecrets } from './configured-secrets.js';
 import { configFlagsFrom, withServeFlags } from './flags.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../config/errors.js';
 import { parseDuration } from '../config/duration.js';
-import { createLogger, type LogFormat, type LogLevel } from '../logger.js';
+import { createLogger, type LogFormat, type LogLevel } from '../base/logger.js';
 import { SimulatorOptionError, startSimulator, type Simulator, type SimulatorOptions } from '@wowza-exporter/simulator';
 import { onShutdown } from './lifecycle.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Duration, Regex } from './field-types.js';
-import { redactUrl } from '../redact.js';
-import { isKnownZone } from '../time-zones.js';
+import { redactUrl } from '../base/redact.js';
+import { isKnownZone } from '../base/time-zones.js';
 import { DEFAULT_LOG_TYPES, resolveLogType, SERVER_FILTER_FLAGS, SEVERITIES } from '../wowza/log-vocabulary.js';
 
 const SIZE_UNITS: Readonly<Record<string, number>> = { b: 1, kb: 1e3, kib: 1024, mb: 1e6, mib: 1024 ** 2, gb: 1e9, gib: 1024 ** 3 };

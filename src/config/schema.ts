@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { ByteSize, Duration, Regex } from './field-types.js';
 import { ExpectedStreamsSchema } from './expected-streams.js';
 import { LogsConfigSchema } from './logs.js';
-import { isKnownZone } from '../time-zones.js';
-import { redactUrl } from '../redact.js';
+import { isKnownZone } from '../base/time-zones.js';
+import { redactUrl } from '../base/redact.js';
 import { parseListenAddress } from './listen-address.js';
 import { checkPattern } from './servers-files.js';
 

@@ -2,7 +2,7 @@ import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseYaml } from './yaml.js';
 import { z } from 'zod';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import { ConfigError, formatPath } from './errors.js';
 import { readRegularFile, TARGET_FILE_MAX_BYTES } from './read-file.js';
 import { ExpectedStreamsSchema } from './expected-streams.js';

@@ -1,4 +1,4 @@
-import { escapeControlCharacters } from '../control-characters.js';
+import { escapeControlCharacters } from '../base/control-characters.js';
 
 /** One line of the doctor's report. */
 export interface CheckResult {

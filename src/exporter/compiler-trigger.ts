@@ -1,8 +1,8 @@
-import type { Logger } from '../logger.js';
-import { FLEET_FROM_POLLS, liftYoungGenerationCap, OPTIMISE_FROM_POLLS, OPTIMISE_FROM_SERIES, optimiseJavaScript } from '../v8-flags.js';
+import type { Logger } from '../base/logger.js';
+import { FLEET_FROM_POLLS, liftYoungGenerationCap, OPTIMISE_FROM_POLLS, OPTIMISE_FROM_SERIES, optimiseJavaScript } from '../base/v8-flags.js';
 
 /**
- * Turns V8's compilers on, once, when there is work for them: they are held off at start (src/v8-flags.ts).
+ * Turns V8's compilers on, once, when there is work for them: they are held off at start (src/base/v8-flags.ts).
  * Counted from the series of each (server, collector) at its last good poll, and from the rate at which polls end
  * (many servers or short intervals are work too). A removed server's count stays, which can only turn them on a
  * little early. At a fleet's rate of polls it also lets V8's young generation grow (FLEET_FROM_POLLS).

@@ -1,5 +1,5 @@
 import { detectConnectionCounts } from '../collectors/connection-counts-detect.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { WowzaTarget } from '../wowza/client.js';
 
 /** How often a server's default connectioncounts provider is asked again while it does not answer. */

@@ -3,7 +3,7 @@ import { listenAddresses, type RuntimeConfig } from '../config/load.js';
 import { connectionCapMetrics, defaultMaxConnections, HEALTH_PATHS } from '../http/connection-cap.js';
 import { startExporterServer, type RouteHandler } from '../http/server.js';
 import { systemdSockets } from '../http/systemd-socket.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 
 export type WebSettings = Awaited<ReturnType<typeof loadWebSettings>>;
 

@@ -1,7 +1,7 @@
 import type { RuntimeConfig } from '../config/load.js';
 import type { LogShipping } from '../logs/pipeline.js';
 import type { RequestGate } from '../logs/source/rest-source.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { SelfMetrics } from '../metrics/self-metrics.js';
 import type { WebhookEvent } from '../webhooks/event.js';
 import { WowzaClient, type WowzaTarget } from '../wowza/client.js';

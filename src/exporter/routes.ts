@@ -7,7 +7,7 @@ import { crossSiteReason } from '../http/cross-site.js';
 import { probe, probeDeadlineMs, ProbeRequestError, resolveProbe } from '../http/probe.js';
 import { sendMetrics, sendText, wantsGzip, type RouteHandler } from '../http/server.js';
 import { buildStatus, type StatusFacts } from '../status/status-api.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { SelfMetrics } from '../metrics/self-metrics.js';
 import type { SnapshotStore } from '../metrics/snapshot-store.js';
 import type { WebhookEvent } from '../webhooks/event.js';

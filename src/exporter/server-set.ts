@@ -3,7 +3,7 @@ import { fileTarget, type RuntimeConfig } from '../config/load.js';
 import { ServersFiles } from '../config/servers-files.js';
 import { checkTargetTextOnThread } from '../config/target-file-thread.js';
 import { inShard } from '../config/shard.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import { formatServerLabels } from '../metrics/server-labels.js';
 import type { WowzaTarget } from '../wowza/client.js';
 import type { ConnectionCountsFinder } from './connection-counts-finder.js';

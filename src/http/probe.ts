@@ -2,11 +2,11 @@ import type { Collector } from '../collectors/collector.js';
 import { errorReason } from '../collectors/object-errors.js';
 import { OneOffSession } from '../polling/server-session.js';
 import { connectionsFor, moduleTarget, type RuntimeConfig } from '../config/load.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import { M, PROBE } from '../metrics/definitions.js';
 import { mergeRendered, renderSet } from '../metrics/exposition.js';
 import { MetricSet } from '../metrics/metric-set.js';
-import { redactUrl } from '../redact.js';
+import { redactUrl } from '../base/redact.js';
 import { apiBase } from '../wowza/api-url.js';
 
 export class ProbeRequestError extends Error {}

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { parseListenAddress } from '../config/listen-address.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import { AllowedHosts } from './allowed-hosts.js';
 import { ConnectionCap, defaultMaxConnections, type ShedReason } from './connection-cap.js';
 import { gzipJoined, gzipText, type EncodedText } from '../metrics/metrics-body.js';

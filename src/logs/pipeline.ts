@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
-import type { Logger } from '../logger.js';
-import { sleep } from '../abortable-sleep.js';
+import type { Logger } from '../base/logger.js';
+import { sleep } from '../base/abortable-sleep.js';
 import { AckTracker } from './acks/ack-tracker.js';
 import type { LogsConfig } from '../config/logs.js';
 import { DeadLetterFile } from './sinks/dead-letter.js';

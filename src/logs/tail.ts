@@ -1,6 +1,6 @@
-import { escapeControlCharacters, stringifyJsonSafely } from '../control-characters.js';
-import { silentLogger, type Logger } from '../logger.js';
-import { redactSecrets } from '../redact.js';
+import { escapeControlCharacters, stringifyJsonSafely } from '../base/control-characters.js';
+import { silentLogger, type Logger } from '../base/logger.js';
+import { redactSecrets } from '../base/redact.js';
 import { LogFollower, type FollowerChunk, type ServerFilter } from './source/follower.js';
 import type { LogSource } from './source/source.js';
 import type { LogRecord } from './transform/w3c-parser.js';

@@ -1,7 +1,7 @@
 import type { MetricDef } from './definitions.js';
 import type { Labels, MetricSet } from './metric-set.js';
-import { runInSlices } from '../time-slices.js';
-import { Utf8Builder, Utf8Writer } from '../utf8-builder.js';
+import { runInSlices } from '../base/time-slices.js';
+import { Utf8Builder, Utf8Writer } from '../base/utf8-builder.js';
 
 const NEEDS_ESCAPE = /[\\\n"]/;
 

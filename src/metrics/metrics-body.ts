@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw, gzip } from 'node:zlib';
-import { runInSlices } from '../time-slices.js';
-import { Utf8Builder } from '../utf8-builder.js';
+import { runInSlices } from '../base/time-slices.js';
+import { Utf8Builder } from '../base/utf8-builder.js';
 
 /**
  * zlib level of /metrics and /probe answers. Level 1 compresses megabytes of exposition text about three

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from './prom-client-core.js';
-import { BUILD } from '../build-info.js';
+import { BUILD } from '../base/build-info.js';
 import { ServerMetrics, type ServerCounter, type ServerGauge, type ServerHistogram } from './server-metrics.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import { MAX_LABEL_BYTES, overBytes, SHORTENED_SUFFIX, shortenLabelValue } from './label-bounds.js';
 import { MetricSet, type Family, type Labels, type Sample } from './metric-set.js';
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { WowzaClient } from '../wowza/client.js';
 import type { Limit } from '../collectors/collector.js';
 import { Discovery, type Topology } from '../collectors/discovery.js';

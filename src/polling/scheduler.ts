@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { MetricSet } from '../metrics/metric-set.js';
 import type { SelfMetrics } from '../metrics/self-metrics.js';
 import type { SnapshotStore } from '../metrics/snapshot-store.js';
@@ -9,7 +9,7 @@ import type { Collector } from '../collectors/collector.js';
 import { errorReason, type ObjectSummary } from '../collectors/object-errors.js';
 import { pollDeadlineMs } from '../config/poll-deadline.js';
 import { EXPECTED_SET, expectedStreamsSet } from '../collectors/expected-streams.js';
-import { RequestDeadline } from '../request-deadline.js';
+import { RequestDeadline } from '../base/request-deadline.js';
 import { runCollector, type PollResult } from './poll-result.js';
 import { ServerSession } from './server-session.js';
 import { DISCOVERY, type StretchedInterval } from './request-budget.js';

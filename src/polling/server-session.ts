@@ -5,7 +5,7 @@ import { Discovery } from '../collectors/discovery.js';
 import type { Collector, Limit } from '../collectors/collector.js';
 import { Notices } from '../collectors/notices.js';
 import type { Config } from '../config/schema.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { SelfMetrics } from '../metrics/self-metrics.js';
 import { WowzaClient, type WowzaTarget } from '../wowza/client.js';
 import { BudgetedDiscovery } from './budgeted-discovery.js';

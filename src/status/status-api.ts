@@ -1,12 +1,12 @@
 import type { MetricSet } from '../metrics/metric-set.js';
 import type { Registry } from 'prom-client';
-import { BUILD } from '../build-info.js';
+import { BUILD } from '../base/build-info.js';
 import type { LastPoll, PollJobSpec } from '../polling/scheduler.js';
 import type { PollResult } from '../polling/poll-result.js';
 import type { Shard } from '../config/shard.js';
 import { M } from '../metrics/definitions.js';
 import type { WowzaTarget } from '../wowza/client.js';
-import { scrubSecrets } from '../secret-scrubber.js';
+import { scrubSecrets } from '../base/secret-scrubber.js';
 
 /**
  * The state `GET /api/v1/status` serves and the status page renders: every server and collector, log shipping,

@@ -1,7 +1,7 @@
-import { sleep } from '../abortable-sleep.js';
+import { sleep } from '../base/abortable-sleep.js';
 import type { z } from 'zod';
 import { ConfigError, formatPath } from '../config/errors.js';
-import { BUILD } from '../build-info.js';
+import { BUILD } from '../base/build-info.js';
 import {
   VideoAbortedError,
   VideoHttpError,
@@ -14,8 +14,8 @@ import {
 } from './errors.js';
 import { hasNextPage, type Pagination } from './pagination.js';
 import { parseRetryAfter } from './retry-after.js';
-import { RequestDeadline } from '../request-deadline.js';
-import { scrubReceived } from '../secret-scrubber.js';
+import { RequestDeadline } from '../base/request-deadline.js';
+import { scrubReceived } from '../base/secret-scrubber.js';
 import { ScheduleEnvelopeSchema, ScheduleListSchema, type Schedule, type ScheduleSummary } from './schedule.js';
 import { validateSchedulePatch, type SchedulePatchInput } from './schedule-patch.js';
 import { isUsableToken } from '../config/video-token.js';

@@ -3,7 +3,7 @@ import { defaultRequestTimeoutMs, pollDeadlineMs } from '../config/poll-deadline
 import { timedPoll } from '../polling/poll-result.js';
 import type { PollJobSpec } from '../polling/scheduler.js';
 import type { RuntimeConfig } from '../config/load.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import type { SelfMetrics } from '../metrics/self-metrics.js';
 
 /**

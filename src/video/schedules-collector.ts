@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { Counter } from 'prom-client';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import { M } from '../metrics/definitions.js';
 import { MetricSet } from '../metrics/metric-set.js';
 import { untrackedObjects, type ObjectErrorLog, type ObjectSummary } from '../collectors/object-errors.js';

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, type Registry } from '../metrics/prom-client-core.js';
 import type { RouteHandler } from '../http/server.js';
 import { sendText } from '../http/server.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../base/logger.js';
 import { BoundedMemory } from './bounded-memory.js';
 import { readEvent, type WebhookEvent } from './event.js';
 import { JwtError, verifyHs256 } from './jwt.js';

@@ -17,9 +17,9 @@ import {
 } from './errors.js';
 import { isManagerPage } from './failure-advice.js';
 import type { StreamSessions } from './connection-counts.js';
-import { RequestDeadline } from '../request-deadline.js';
-import { redactUrl } from '../redact.js';
-import { scrubReceived } from '../secret-scrubber.js';
+import { RequestDeadline } from '../base/request-deadline.js';
+import { redactUrl } from '../base/redact.js';
+import { scrubReceived } from '../base/secret-scrubber.js';
 import {
   ApplicationList,
   CurrentStats,

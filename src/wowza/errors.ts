@@ -1,4 +1,4 @@
-import { redactUrl } from '../redact.js';
+import { redactUrl } from '../base/redact.js';
 
 /** Where a failed call went: enough to act on, never a secret. */
 export interface CallSite {

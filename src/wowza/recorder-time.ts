@@ -1,4 +1,4 @@
-import { zoneOffsetMinutes } from '../time-zones.js';
+import { zoneOffsetMinutes } from '../base/time-zones.js';
 
 /**
  * `recordingStartTime` of a stream recorder. A real 4.7 server writes `2019-06-07-18.15.28.934-+08:00`: Wowza's

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
-import { Agent, request } from '../undici-core.js';
+import { Agent, request } from '../base/undici-core.js';
 
 export interface TlsSettings {
   caFile?: string;

@@ -12,7 +12,7 @@ import { runCollector } from '../../src/polling/poll-result.js';
 import { parseConfig } from '../../src/config/load.js';
 import { runDoctor } from '../../src/doctor/checks.js';
 import type { CheckResult } from '../../src/doctor/report.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/base/logger.js';
 import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { WowzaClient, type WowzaTarget } from '../../src/wowza/client.js';
 import { runCli, startExporterProcess } from '../helpers/exporter-process.js';

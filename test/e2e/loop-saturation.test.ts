@@ -2,8 +2,8 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { loadConfig } from '../../src/config/load.js';
-import { startExporter, type Exporter } from '../../src/exporter.js';
-import { createLogger } from '../../src/logger.js';
+import { startExporter, type Exporter } from '../../src/exporter/exporter.js';
+import { createLogger } from '../../src/base/logger.js';
 import { samples } from '../helpers/exporter-process.js';
 import { waitFor } from '../helpers/ports.js';
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { samples, startExporterProcess } from '../helpers/exporter-process.js';
-import { YOUNG_GENERATION_CAP_BYTES } from '../../src/v8-flags.js';
+import { YOUNG_GENERATION_CAP_BYTES } from '../../src/base/v8-flags.js';
 import { waitFor } from '../helpers/ports.js';
 
 const RECORDER = fileURLToPath(new URL('../helpers/module-recorder.mjs', import.meta.url));
@@ -151,7 +151,7 @@ describe('serve\'s footprint, as users run it', () => {
     try {
       const before = await loaded();
       // What serve needs is there...
-      for (const m of ['src/exporter.ts', 'src/collectors/stream.ts', 'src/wowza/client.ts', 'src/metrics/exposition.ts', 'src/http/server.ts']) expect(before).toContain(m);
+      for (const m of ['src/exporter/exporter.ts', 'src/collectors/stream.ts', 'src/wowza/client.ts', 'src/metrics/exposition.ts', 'src/http/server.ts']) expect(before).toContain(m);
       // ...and what this configuration does not use is not.
       const unused = before.filter((p) =>
         /^src\/(logs\/(pipeline|source\/|transform\/|sinks\/|acks\/)|webhooks\/(receiver|jwt)|video\/(client|schedules-collector)|doctor\/|commands\/(simulate|demo|logs|doctor|webhooks|schedules)|status\/status-page|http\/(web-config|basic-auth))|^packages\/simulator\/|^node_modules\/(cliui|string-width|wrap-ansi|emoji-regex|yaml|bcryptjs|undici\/index\.js)\b/.test(p),

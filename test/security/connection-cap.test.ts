@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { RESERVE, WRITE_DEADLINE_MS, type ShedReason } from '../../src/http/connection-cap.js';
 import { sendText, startExporterServer, type RouteHandler } from '../../src/http/server.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/base/logger.js';
 import { CLI, samples } from '../helpers/exporter-process.js';
 import { freePort, waitFor } from '../helpers/ports.js';
 

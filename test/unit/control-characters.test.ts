@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeControlCharacters, escapeControlCharactersButNewlines, escapeJsonControlCharacters, stringifyJsonSafely } from '../../src/control-characters.js';
+import { escapeControlCharacters, escapeControlCharactersButNewlines, escapeJsonControlCharacters, stringifyJsonSafely } from '../../src/base/control-characters.js';
 
 describe('control characters', () => {
   it('are escaped visibly for a terminal, tab kept', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SecretScrubber } from '../../src/secret-scrubber.js';
+import { SecretScrubber } from '../../src/base/secret-scrubber.js';
 import { secretForms, secretLeaks } from '../helpers/secret-forms.js';
 
 /** 7 characters, one that every encoder escapes: the issue 47 attack showed 6 of them through the old scrub. */

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, request } from '../../src/undici-core.js';
+import { Agent, request } from '../../src/base/undici-core.js';
 
 describe('undici-core: undici Agent and request() without the rest of undici', () => {
   let server: Server;
@@ -47,7 +47,7 @@ describe('undici-core: undici Agent and request() without the rest of undici', (
   });
 
   it('loads neither undici’s index nor fetch (run in a fresh process, from the build)', () => {
-    const built = fileURLToPath(new URL('../../dist/undici-core.js', import.meta.url));
+    const built = fileURLToPath(new URL('../../dist/base/undici-core.js', import.meta.url));
     expect(existsSync(built), 'run `npm run build` first').toBe(true);
     const script = `
       import { createRequire } from 'node:module';

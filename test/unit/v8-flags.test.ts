@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { footprintFlags, optimiseJavaScript, runsServe, userSizesYoungGeneration } from '../../src/v8-flags.js';
+import { footprintFlags, optimiseJavaScript, runsServe, userSizesYoungGeneration } from '../../src/base/v8-flags.js';
 import { commandsToLoad } from '../../src/cli-main.js';
 
 describe('V8 settings for serve (v8-flags.ts)', () => {

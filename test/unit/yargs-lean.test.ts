@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadYargs } from '../../src/yargs-lean.js';
+import { loadYargs } from '../../src/base/yargs-lean.js';
 
 describe('yargs without its help renderer until help is rendered (yargs-lean.ts)', () => {
   it('finds yargs\' factory beside its entry point (fails if a new yargs moves it)', async () => {

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { copyFile, link, lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../base/logger.js';
 import { makeDirectory, openCreating } from '../file-modes.js';
 
 /** Where a follower stands in one log: the file (by identity) and the byte offset reading continues at. */

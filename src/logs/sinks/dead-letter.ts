@@ -1,6 +1,6 @@
 import { entryDocumentJson, type LogEntry } from '../transform/entry.js';
 import { RotatingFile } from './rotating-file.js';
-import { scrubSecrets } from '../../secret-scrubber.js';
+import { scrubSecrets } from '../../base/secret-scrubber.js';
 
 /** Size cap of the dead-letter file and rotated copies kept: it must not fill the disk on a bad day. */
 const MAX_BYTES = 64 * 1024 * 1024;

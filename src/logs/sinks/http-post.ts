@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Dispatcher } from 'undici';
-import { Agent, request } from '../../undici-core.js';
-import { RequestDeadline } from '../../request-deadline.js';
-import { redactUrl } from '../../redact.js';
-import { scrubReceived } from '../../secret-scrubber.js';
+import { Agent, request } from '../../base/undici-core.js';
+import { RequestDeadline } from '../../base/request-deadline.js';
+import { redactUrl } from '../../base/redact.js';
+import { scrubReceived } from '../../base/secret-scrubber.js';
 import { parseRetryAfter } from './backoff.js';
 import { DeliveryError } from './sink.js';
 

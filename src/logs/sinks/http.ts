@@ -1,8 +1,8 @@
 import type { Dispatcher } from 'undici';
 import { entryDocument, type LogEntry } from '../transform/entry.js';
 import { createSinkAgent, httpPost, type SinkTls } from './http-post.js';
-import { Utf8Builder } from '../../utf8-builder.js';
-import { registerSecret } from '../../secret-scrubber.js';
+import { Utf8Builder } from '../../base/utf8-builder.js';
+import { registerSecret } from '../../base/secret-scrubber.js';
 import type { LogSink } from './sink.js';
 
 export interface HttpSinkOptions {

@@ -3,8 +3,8 @@ import { gzip } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { entryLokiLine, entryRecord, type LogEntry } from '../transform/entry.js';
 import { createSinkAgent, httpPost, type SinkTls } from './http-post.js';
-import { Utf8Builder } from '../../utf8-builder.js';
-import { registerSecret } from '../../secret-scrubber.js';
+import { Utf8Builder } from '../../base/utf8-builder.js';
+import { registerSecret } from '../../base/secret-scrubber.js';
 import type { LogSink } from './sink.js';
 
 export interface LokiStream {

@@ -1,7 +1,7 @@
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../base/logger.js';
 import type { AckTicket } from '../acks/ack-tracker.js';
-import { sleep } from '../../abortable-sleep.js';
-import { scrubSecrets } from '../../secret-scrubber.js';
+import { sleep } from '../../base/abortable-sleep.js';
+import { scrubSecrets } from '../../base/secret-scrubber.js';
 import { backoffDelay } from './backoff.js';
 import type { DeadLetterFile } from './dead-letter.js';
 import { entryBytes, entryFootprint, type LogEntry } from '../transform/entry.js';

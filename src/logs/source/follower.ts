@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { silentLogger, type Logger } from '../../logger.js';
-import { sleep } from '../../abortable-sleep.js';
+import { silentLogger, type Logger } from '../../base/logger.js';
+import { sleep } from '../../base/abortable-sleep.js';
 import type { LogFileInfo, LogPage, LogQuery, LogSource } from './source.js';
 import type { LogPosition } from '../acks/positions.js';
 import { startDateHeader, W3cLogParser, type ParsedLine } from '../transform/w3c-parser.js';

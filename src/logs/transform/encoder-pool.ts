@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../base/logger.js';
 import { LineEncoder, type EncodedSegment, type EncodingSettings, type LineSegment } from './line-encoding.js';
 
 export interface EncoderPoolOptions {

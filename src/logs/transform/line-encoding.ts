@@ -1,8 +1,8 @@
 import { compileRecordFilter, type RecordFilter, type RecordFilterSpec } from './record-filter.js';
-import { redactSecrets } from '../../redact.js';
+import { redactSecrets } from '../../base/redact.js';
 import { categoryLabel, eventLabel, severityLabel } from '../../wowza/log-vocabulary.js';
 import { addDocument, documentPrefix, type LogEntry } from './entry.js';
-import { Utf8Writer } from '../../utf8-builder.js';
+import { Utf8Writer } from '../../base/utf8-builder.js';
 import { cleanForJson, documentJson, quotedRecordJson, recordJson, W3cLogParser, type ParsedLine } from './w3c-parser.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Utf8Writer } from '../../utf8-builder.js';
+import type { Utf8Writer } from '../../base/utf8-builder.js';
 import { numericValue, TIME_FIELDS } from './w3c-columns.js';
 import type { TimestampConverter } from './timestamp.js';
 import type { Layout, ZoneChoice } from './w3c-parser.js';

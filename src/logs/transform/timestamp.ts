@@ -5,7 +5,7 @@
  * stats logs) use the configured default zone.
  */
 
-import { fixedOffsetMinutes, zoneOffsetMinutes } from '../../time-zones.js';
+import { fixedOffsetMinutes, zoneOffsetMinutes } from '../../base/time-zones.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?$/;

@@ -1,4 +1,4 @@
-import { isKnownZone } from '../../time-zones.js';
+import { isKnownZone } from '../../base/time-zones.js';
 import { TimestampConverter, type TimestampResult } from './timestamp.js';
 import { LineWriter } from './line-writer.js';
 import { numericValue, TIME_FIELDS } from './w3c-columns.js';

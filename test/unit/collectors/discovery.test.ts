@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
 import { Discovery } from '../../../src/collectors/discovery.js';
 import { parseConfig } from '../../../src/config/load.js';
-import { silentLogger } from '../../../src/logger.js';
+import { silentLogger } from '../../../src/base/logger.js';
 import type { WowzaClient } from '../../../src/wowza/client.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ObjectErrorLog } from '../../../src/collectors/object-errors.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/base/logger.js';
 import { WowzaHttpError, WowzaNetworkError } from '../../../src/wowza/errors.js';
 
 /** A logger whose lines land in an array, as `serve` writes them. */

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { registerConfiguredSecrets } from '../../../src/commands/configured-secrets.js';
 import { loadConfig } from '../../../src/config/load.js';
-import { scrubSecrets } from '../../../src/secret-scrubber.js';
+import { scrubSecrets } from '../../../src/base/secret-scrubber.js';
 
 let dir: string | undefined;
 afterEach(() => {

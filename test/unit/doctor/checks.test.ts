@@ -5,7 +5,7 @@ import { LogsConfigSchema } from '../../../src/config/logs.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import { runDoctor } from '../../../src/doctor/checks.js';
 import { formatResult } from '../../../src/doctor/report.js';
-import { silentLogger } from '../../../src/logger.js';
+import { silentLogger } from '../../../src/base/logger.js';
 import type { WowzaTarget } from '../../../src/wowza/client.js';
 import { secretForms, secretLeaks } from '../../helpers/secret-forms.js';
 

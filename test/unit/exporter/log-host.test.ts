@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.js';
 import { LogHost } from '../../../src/exporter/log-host.js';
-import { silentLogger } from '../../../src/logger.js';
+import { silentLogger } from '../../../src/base/logger.js';
 import { createSelfMetrics } from '../../../src/metrics/self-metrics.js';
 import type { WebhookEvent } from '../../../src/webhooks/event.js';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, type RuntimeConfig } from '../../../src/config/load.js';
 import { ConnectionCountsFinder } from '../../../src/exporter/connection-counts-finder.js';
 import { ServerSet } from '../../../src/exporter/server-set.js';
-import { silentLogger, type Logger } from '../../../src/logger.js';
+import { silentLogger, type Logger } from '../../../src/base/logger.js';
 import type { WowzaTarget } from '../../../src/wowza/client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'server-set-'));

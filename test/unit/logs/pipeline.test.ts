@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { silentLogger } from '../../../src/logger.js';
+import { silentLogger } from '../../../src/base/logger.js';
 import { LogsConfigSchema, type LogsConfigInput } from '../../../src/config/logs.js';
 import { entryRecord, type LogEntry } from '../../../src/logs/transform/entry.js';
 import { startLogShipping, type LogShipping } from '../../../src/logs/pipeline.js';

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { registerSecret } from '../../../src/secret-scrubber.js';
+import { registerSecret } from '../../../src/base/secret-scrubber.js';
 import { buildStatus, StatusFacts } from '../../../src/status/status-api.js';
 import type { WowzaTarget } from '../../../src/wowza/client.js';
 import { secretForms, secretLeaks } from '../../helpers/secret-forms.js';

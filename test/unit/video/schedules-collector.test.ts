@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { Counter, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger, type Logger } from '../../../src/logger.js';
+import { silentLogger, type Logger } from '../../../src/base/logger.js';
 import { mergeRendered, renderSet } from '../../../src/metrics/exposition.js';
 import { startVideoSimulator, videoSchedule, type VideoSimulator } from '@wowza-exporter/simulator/video';
 import { VideoClient } from '../../../src/video/client.js';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/logger.js';
+import { silentLogger } from '../../../src/base/logger.js';
 import type { WebhookEvent } from '../../../src/webhooks/event.js';
 import { signHs256, verifyHs256 } from '../../../src/webhooks/jwt.js';
 import { createWebhookReceiver, lifetimeProblem } from '../../../src/webhooks/receiver.js';

@@ -4,7 +4,7 @@ import { protocolLabel } from '../../../src/collectors/protocol.js';
 import { M } from '../../../src/metrics/definitions.js';
 import { mergeRendered, renderSet } from '../../../src/metrics/exposition.js';
 import { MetricSet } from '../../../src/metrics/metric-set.js';
-import { redactUrl, urlScheme } from '../../../src/redact.js';
+import { redactUrl, urlScheme } from '../../../src/base/redact.js';
 import { ApplicationList, CurrentStats, InstanceList, LogFileList, LogTypeList, MachineCurrent, parseJavaSize, VHostList } from '../../../src/wowza/schemas.js';
 
 describe('response schemas accept what real servers send', () => {

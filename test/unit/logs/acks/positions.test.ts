@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../../src/logger.js';
+import { createLogger } from '../../../../src/base/logger.js';
 import { AckTracker } from '../../../../src/logs/acks/ack-tracker.js';
 import { PositionStore } from '../../../../src/logs/acks/positions.js';
 

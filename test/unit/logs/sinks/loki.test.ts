@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogsConfigSchema } from '../../../../src/config/logs.js';
-import { createLogger } from '../../../../src/logger.js';
+import { createLogger } from '../../../../src/base/logger.js';
 import { startLogShipping } from '../../../../src/logs/pipeline.js';
 import { ACCESS_LOG_FIELDS, MemoryLogSource, w3cLine } from '../../../helpers/memory-log-source.js';
 import { waitFor } from '../../../helpers/ports.js';

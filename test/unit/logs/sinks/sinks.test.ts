@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createLogger } from '../../../../src/logger.js';
+import { createLogger } from '../../../../src/base/logger.js';
 import { LogsConfigSchema, type LogsConfigInput } from '../../../../src/config/logs.js';
 import { logEntry, type LogEntry } from '../../../../src/logs/transform/entry.js';
 import { startLogShipping, type LogShipping } from '../../../../src/logs/pipeline.js';

@@ -12,7 +12,7 @@ const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : 'unknown')
 // Written next to the compiled code by scripts/write-build-info.mjs (`npm run build`), and beside the bundle's
 // chunks by scripts/bundle.mjs; package.json is the fallback when running from the sources.
 const built = readJson(new URL('./build-info.json', import.meta.url));
-const pkg = built.version === undefined ? readJson(new URL('../package.json', import.meta.url)) : {};
+const pkg = built.version === undefined ? readJson(new URL('../../package.json', import.meta.url)) : {};
 
 /**
  * Version (package.json's, as the build saw it), revision, branch, date and user of the build from build-info.json.

@@ -1,4 +1,4 @@
-// Modules of undici and prom-client loaded on their own (src/undici-core.ts, src/metrics/prom-client-core.ts); their types are the libraries' published ones.
+// Modules of undici and prom-client loaded on their own (src/base/undici-core.ts, src/metrics/prom-client-core.ts); their types are the libraries' published ones.
 declare module 'undici/lib/dispatcher/agent.js' {
   import type { Agent } from 'undici';
   const AgentModule: typeof Agent;

@@ -11,7 +11,7 @@ import type { Argv } from 'yargs';
  * emoji-regex and Unicode tables) is loaded the first time help is rendered instead of at import. Those modules
  * cost `serve` about 5 MB of resident memory for text it never prints (issue 27, bench/RESULTS.md). The shim
  * is yargs' own `lib/platform-shims/esm.mjs` with the two renderer entries made lazy; yargs 18 does not export
- * its factory, so it is found beside yargs' entry point, as src/undici-core.ts finds undici's Agent, and
+ * its factory, so it is found beside yargs' entry point, as src/base/undici-core.ts finds undici's Agent, and
  * test/unit/yargs-lean.test.ts fails if a new yargs moves it. Renderer modules are ESM, loaded with Node's
  * synchronous `require(esm)` (Node 20.19 and later) because yargs renders help synchronously.
  */

@@ -2,33 +2,33 @@
  * The composition root of `serve`: builds the pieces, starts them in order, applies a reload plan, closes in order.
  * Beside it in src/exporter/: the server set, every route, the log pipeline's lifecycle, the reload decision.
  */
-import type { Collector } from './collectors/collector.js';
-import { wseCollectorsEnabled } from './collectors/registry.js';
-import { Scheduler } from './polling/scheduler.js';
-import { REFRESHED_BY_EVENTS, RefreshThrottle } from './polling/refresh-throttle.js';
-import { intervalFor, type RuntimeConfig } from './config/load.js';
-import type { RouteHandler } from './http/server.js';
-import { StatusFacts } from './status/status-api.js';
-import { BUILD } from './build-info.js';
-import type { Logger } from './logger.js';
-import { createSelfMetrics, forgetServer, type SelfMetrics } from './metrics/self-metrics.js';
-import { renderSelfMetrics } from './metrics/server-labels.js';
-import { SnapshotStore } from './metrics/snapshot-store.js';
-import { SeriesCap } from './metrics/series-cap.js';
-import { videoPollJobs } from './video/poll-job.js';
-import type { WowzaTarget } from './wowza/client.js';
-import type { WebhookEvent } from './webhooks/event.js';
-import { LoopLoad } from './polling/loop-load.js';
-import { runInSlices } from './time-slices.js';
-import { CompilerTrigger } from './exporter/compiler-trigger.js';
-import { ConnectionCountsFinder } from './exporter/connection-counts-finder.js';
-import { listen, loadWebSettings } from './exporter/listen.js';
-import { LogHost } from './exporter/log-host.js';
-import { planReload } from './exporter/reload-plan.js';
-import { buildRoutes, type ReloadOutcome } from './exporter/routes.js';
-import { ServerSet } from './exporter/server-set.js';
+import type { Collector } from '../collectors/collector.js';
+import { wseCollectorsEnabled } from '../collectors/registry.js';
+import { Scheduler } from '../polling/scheduler.js';
+import { REFRESHED_BY_EVENTS, RefreshThrottle } from '../polling/refresh-throttle.js';
+import { intervalFor, type RuntimeConfig } from '../config/load.js';
+import type { RouteHandler } from '../http/server.js';
+import { StatusFacts } from '../status/status-api.js';
+import { BUILD } from '../base/build-info.js';
+import type { Logger } from '../base/logger.js';
+import { createSelfMetrics, forgetServer, type SelfMetrics } from '../metrics/self-metrics.js';
+import { renderSelfMetrics } from '../metrics/server-labels.js';
+import { SnapshotStore } from '../metrics/snapshot-store.js';
+import { SeriesCap } from '../metrics/series-cap.js';
+import { videoPollJobs } from '../video/poll-job.js';
+import type { WowzaTarget } from '../wowza/client.js';
+import type { WebhookEvent } from '../webhooks/event.js';
+import { LoopLoad } from '../polling/loop-load.js';
+import { runInSlices } from '../base/time-slices.js';
+import { CompilerTrigger } from './compiler-trigger.js';
+import { ConnectionCountsFinder } from './connection-counts-finder.js';
+import { listen, loadWebSettings } from './listen.js';
+import { LogHost } from './log-host.js';
+import { planReload } from './reload-plan.js';
+import { buildRoutes, type ReloadOutcome } from './routes.js';
+import { ServerSet } from './server-set.js';
 
-export type { ReloadOutcome } from './exporter/routes.js';
+export type { ReloadOutcome } from './routes.js';
 
 export interface Exporter {
   url: string;
