@@ -29,8 +29,6 @@ export interface LogShippingOptions {
   stdout?: NodeJS.WritableStream;
   /** The encoder threads' script, for tests that run from sources (default: the compiled one beside this module). */
   encoderWorkerUrl?: URL;
-  /** The CPUs the encoder threads count on (default `os.availableParallelism()`): tests of the threaded path on a small machine. */
-  encoderCpus?: number;
 }
 
 export interface LogShipping {
@@ -89,7 +87,7 @@ export async function startLogShipping(options: LogShippingOptions): Promise<Log
   const sinks = options.sinks ?? createSinks(config.sinks, { stdout: options.stdout, warn: (msg, meta) => logger.warn(meta, msg) });
   const positions = await openPositions(config, sinks, metrics, logger);
   const deadLetter = new DeadLetterFile(config.dead_letter_file);
-  const { encoders, outputs } = encodersFor(config, sinks, logger, options.encoderWorkerUrl, options.encoderCpus);
+  const { encoders, outputs } = encodersFor(config, sinks, logger, options.encoderWorkerUrl);
   const savePositions = positionSaver(positions, logger);
   const workers = sinkWorkers(config, sinks, savePositions, deadLetter, metrics, logger);
 
@@ -436,7 +434,7 @@ function uniqueServers(sources: readonly LogSource[]): void {
 }
 
 /** The encoder threads, writing only the outputs the sinks send. */
-function encodersFor(config: LogsConfig, sinks: readonly LogSink[], logger: Logger, workerUrl: URL | undefined, cpus: number | undefined) {
+function encodersFor(config: LogsConfig, sinks: readonly LogSink[], logger: Logger, workerUrl: URL | undefined) {
   // Loki sinks send Loki lines, every other sink documents: the encoders write only what is sent.
   const outputs = { documents: sinks.some((sink) => sink.quotesRecords !== true), lokiLines: sinks.some((sink) => sink.quotesRecords === true) };
   const encoders = new EncoderPool({
@@ -444,7 +442,6 @@ function encodersFor(config: LogsConfig, sinks: readonly LogSink[], logger: Logg
     threads: config.parse_threads,
     logger,
     ...(workerUrl ? { workerUrl } : {}),
-    ...(cpus === undefined ? {} : { cpus }),
   });
   return { encoders, outputs };
 }

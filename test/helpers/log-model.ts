@@ -256,8 +256,7 @@ export async function runLogModel(seed: number, options: ModelOptions = {}): Pro
   const start = async () => {
     sink.dead = false;
     // Two CPUs assumed, so one encoder thread runs whatever the machine has; small segments stay on the event loop.
-    // As on a machine of four CPUs: a two-CPU one runs no encoder thread, and the threaded path must be modelled too.
-    shipping = await startLogShipping({ sources: [source], config, registry: new Registry(), logger, sinks: [sink], encoderWorkerUrl: ENCODER, encoderCpus: 4 });
+    shipping = await startLogShipping({ sources: [source], config, registry: new Registry(), logger, sinks: [sink], encoderWorkerUrl: ENCODER });
   };
   /** What SIGKILL leaves: the positions file as it is now; nothing the old process does after counts. */
   const kill = async () => {

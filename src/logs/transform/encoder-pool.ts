@@ -11,9 +11,8 @@ export interface EncoderPoolOptions {
   threads: number;
   /**
    * CPUs the process may use (default `os.availableParallelism()`). The event loop keeps one of them busy (reading,
-   * queueing, sending), so at most one thread fewer than CPUs runs, and none on two CPUs or fewer: measured on two,
-   * a thread beside the event loop forwarded no more lines than the event loop alone and spent about 45 % more CPU a
-   * line handing them over (bench/RESULTS.md, issue 48).
+   * queueing, sending), so at most one thread fewer than CPUs runs: on two CPUs a second thread only competes with
+   * the event loop and starts another isolate to warm up (bench/RESULTS.md); on one CPU none runs.
    */
   cpus?: number;
   logger: Logger;
@@ -77,7 +76,7 @@ export class EncoderPool {
   private readonly threads: Thread[] = [];
   private readonly workerUrl: URL | undefined;
   private readonly minLines: number;
-  /** Threads that may run: `threads`, but not more than the CPUs beside the event loop's, and none on two CPUs or fewer. */
+  /** Threads that may run: `threads`, but not more than the CPUs beside the event loop's (0 on one CPU). */
   private readonly maxThreads: number;
   private nextId = 1;
   private failures = 0;
@@ -86,8 +85,7 @@ export class EncoderPool {
   constructor(private readonly options: EncoderPoolOptions) {
     this.inline = new LineEncoder(options.settings);
     this.minLines = options.minLinesPerThread ?? 200;
-    const cpus = options.cpus ?? availableParallelism();
-    this.maxThreads = cpus <= 2 ? 0 : Math.min(options.threads, cpus - 1);
+    this.maxThreads = Math.max(0, Math.min(options.threads, (options.cpus ?? availableParallelism()) - 1));
     const url = options.workerUrl ?? new URL('./encode-worker.js', import.meta.url);
     // Run from TypeScript sources (tests) there is no compiled worker: encode on the event loop then.
     this.workerUrl = this.maxThreads > 0 && existsSync(fileURLToPath(url)) ? url : undefined;
