@@ -57,12 +57,15 @@ writeFileSync(
       start_at: 'beginning',
       log_types: [LOG_TYPE],
       sinks: [{ type: 'loki', url: `http://127.0.0.1:${loki.address().port}` }],
+      ...(process.env.BENCH_BATCH_LINES ? { batch: { max_lines: Number(process.env.BENCH_BATCH_LINES) } } : {}),
     },
   }),
 );
 const port = 19800 + Math.floor(Math.random() * 100);
 const url = `http://127.0.0.1:${port}`;
-exporter = spawn(process.execPath, [CLI, 'serve', '--config', join(dir, 'config.yaml'), '--web.listen-address', `127.0.0.1:${port}`], {
+// BENCH_EXPORTER_NODE_ARGS: node flags for the exporter alone (say `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+const nodeArgs = (process.env.BENCH_EXPORTER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+exporter = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--config', join(dir, 'config.yaml'), '--web.listen-address', `127.0.0.1:${port}`], {
   env: { ...process.env, WOWZA_PASSWORD: PASSWORD },
   stdio: ['ignore', 'ignore', openSync(join(dir, 'exporter.log'), 'w')],
 });
@@ -109,6 +112,7 @@ for (;;) {
     continue;
   }
   const shipped = value(text, 'wowza_log_forwarded_lines_total');
+  if (process.env.BENCH_QUEUE) console.log(`queue ${value(text, 'wowza_log_forward_queue_lines')} lines, ${shipped} shipped`);
   exporterCpu = value(text, 'process_cpu_seconds_total');
   if (shipped > 0) firstShippedAt ??= performance.now();
   const stream = value(text, 'wowza_exporter_last_poll_timestamp_seconds{', 'collector="stream"');
