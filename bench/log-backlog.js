@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * A log backlog drained through `serve` (issue 48): `node bench/log-backlog.js [--lines 1000000]` (after `npm run build`).
- * A simulator holds an access log of that many lines; `wowza-exporter serve` runs at the defaults (request budget 50 a
+ * A simulator holds an access log of that many lines (`--short-lines`: their URL columns empty, about 200 bytes a line); `wowza-exporter serve` runs at the defaults (request budget 50 a
  * second, `line_count` 1000) with `start_at: beginning` and a Loki sink pushing to a loopback receiver that answers 204.
  * Prints the drain rate, the busiest second of requests at the server, the health probes (every 250 ms, 3 s timeout)
  * and how many stream polls completed while the backlog drained. Numbers go in bench/RESULTS.md.
@@ -33,6 +33,23 @@ process.on('exit', () => {
 
 const sim = await startSimulator({ auth: 'basic', password: PASSWORD, apps: 1, streams: 10, renditions: [], logs: { linesPerSecond: 0, maxFileBytes: 1024 * 1024 * 1024 } });
 sim.logs.generate(LOG_TYPE, LINES);
+if (process.argv.includes('--short-lines')) {
+  // The issue's 200-byte lines: the same records with their URL columns empty (`-`) and a short user agent, in a
+  // file of their own.
+  const all = sim.logs.bytes(LOG_TYPE).toString('utf8').replace(/\b(?:rtsp|rtmp|http|https):\/\/[^\t\n]*/g, '-');
+  const column = (all.match(/^#Fields: (.*)$/m)?.[1] ?? '').split(/\s+/).indexOf('c-user-agent');
+  const text = all
+    .split('\n')
+    .map((l) => {
+      if (l.startsWith('#') || column < 0) return l;
+      const f = l.split('\t');
+      if (f[column] !== '-') f[column] = 'VLC/3.0.20';
+      return f.join('\t');
+    })
+    .join('\n');
+  sim.logs.rotate(LOG_TYPE);
+  sim.logs.appendRaw(LOG_TYPE, text);
+}
 const logBytes = sim.logs.bytes(LOG_TYPE).length;
 console.log(`${LINES.toLocaleString('en-US')} lines in the access log, ${(logBytes / 1e6).toFixed(0)} MB (${Math.round(logBytes / LINES)} bytes a line)`);
 
