@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { startHealthProbes } from './lib/health-probes.js';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -62,16 +63,7 @@ children.push(exporter);
 const started = Date.now();
 
 // Health, as a liveness probe asks it, for the whole run.
-const probes = [];
-let probing = true;
-void (async () => {
-  await delay(500);
-  while (probing) {
-    const t = performance.now();
-    probes.push(fetch(`${url}/-/healthy`, { signal: AbortSignal.timeout(3000) }).then(async (r) => (await r.arrayBuffer(), r.status === 200 ? performance.now() - t : undefined), () => undefined));
-    await delay(250);
-  }
-})();
+const health = startHealthProbes(url);
 
 // node:http, not fetch: fetch undoes the gzip itself, in this process and on the same two cores, which would time the
 // client's decompression (Prometheus's is a fraction of it) along with the exporter's answer. The bytes are read as
@@ -134,16 +126,14 @@ for (let i = 0; i < 5; i++) {
 }
 const last = (await scrape(false)).text;
 const value = (name) => Number(last.split('\n').find((l) => l.startsWith(`${name} `))?.split(' ')[1]);
-probing = false;
-const lat = (await Promise.all(probes)).filter((x) => x !== undefined).sort((a, b) => a - b);
-const failed = probes.length - lat.length;
+const healthSaid = (await health.stop()).text;
 console.log(
   [
     `every wowza_up 1 after: ${upAt === undefined ? 'not within 300 s' : `${upAt.toFixed(0)} s`}`,
     `series ${series}, /metrics ${(bytes / 1e6).toFixed(1)} MB`,
     `plain scrapes: slowest ${Math.max(...plain).toFixed(0)} ms, median ${plain.sort((a, b) => a - b)[5].toFixed(0)} ms`,
     `gzip scrapes: slowest ${Math.max(...gz).toFixed(0)} ms`,
-    `health: ${failed} of ${probes.length} failed, p99 ${lat[Math.floor(lat.length * 0.99)]?.toFixed(0)} ms, slowest ${lat.at(-1)?.toFixed(0)} ms`,
+    healthSaid,
     `exporter: CPU ${value('process_cpu_seconds_total').toFixed(0)} s over ${((Date.now() - started) / 1000).toFixed(0)} s, RSS ${(value('process_resident_memory_bytes') / 1e6).toFixed(0)} MB`,
   ].join('\n'),
 );

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startSimulator } from '@wowza-exporter/simulator';
+import { startHealthProbes } from './lib/health-probes.js';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -101,16 +102,8 @@ const sampler = setInterval(() => {
   busiestSecond = Math.max(busiestSecond, n - from.n);
 }, 100);
 
-const probes = [];
-let probing = true;
-void (async () => {
-  await delay(500);
-  while (probing) {
-    const t = performance.now();
-    probes.push(fetch(`${url}/-/healthy`, { signal: AbortSignal.timeout(3000) }).then(async (r) => (await r.arrayBuffer(), r.status === 200 ? performance.now() - t : undefined), () => undefined));
-    await delay(250);
-  }
-})();
+// Health, as a liveness probe asks it, for the whole run.
+const health = startHealthProbes(url);
 
 const value = (text, name, match = '') => text.split('\n').filter((l) => l.startsWith(name) && l.includes(match)).reduce((a, l) => a + Number(l.split(' ').at(-1)), 0);
 let firstShippedAt;
@@ -143,15 +136,14 @@ for (;;) {
   }
   if (performance.now() - started > 600_000) break;
 }
-probing = false;
 clearInterval(sampler);
-const lat = (await Promise.all(probes)).filter((x) => x !== undefined).sort((a, b) => a - b);
+const healthSaid = (await health.stop()).text;
 const seconds = drainedAt === undefined ? undefined : (drainedAt - firstShippedAt) / 1000;
 console.log(
   [
     seconds === undefined ? 'not drained within 600 s' : `drained in ${seconds.toFixed(1)} s from the first line shipped: ${Math.round(LINES / seconds).toLocaleString('en-US')} lines/s (${((drainedAt - started) / 1000).toFixed(1)} s from the start)`,
     `busiest second at the server: ${busiestSecond} requests`,
-    `health: ${probes.length - lat.length} of ${probes.length} failed, p99 ${lat[Math.floor(lat.length * 0.99)]?.toFixed(0)} ms, slowest ${lat.at(-1)?.toFixed(0)} ms`,
+    healthSaid,
     `stream polls completed while draining: ${streamPolls}`,
     `Loki pushes: ${pushes.requests}, ${(pushes.bytes / 1e6).toFixed(0)} MB`,
     `CPU: the exporter ${exporterCpu.toFixed(1)} s, the simulator and receiver (this process) ${((process.cpuUsage(benchCpu).user + process.cpuUsage(benchCpu).system) / 1e6).toFixed(1)} s`,
