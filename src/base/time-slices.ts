@@ -14,3 +14,11 @@ export async function runInSlices<T>(steps: Generator<void, T>, sliceMs = 4): Pr
     }
   }
 }
+
+/** Runs `steps` to its end at once, without pausing: the same work as runInSlices, for callers that cannot wait. */
+export function runAtOnce<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}

@@ -1,6 +1,6 @@
 import type { MetricDef } from './definitions.js';
 import type { Labels, MetricSet } from './metric-set.js';
-import { runInSlices } from '../base/time-slices.js';
+import { runAtOnce, runInSlices } from '../base/time-slices.js';
 import { Utf8Builder, Utf8Writer } from '../base/utf8-builder.js';
 
 const NEEDS_ESCAPE = /[\\\n"]/;
@@ -29,11 +29,7 @@ export function formatValue(v: number): string {
 export type RenderedSet = Map<string, { def: MetricDef; lines: Uint8Array }>;
 
 export function renderSet(set: MetricSet, extraLabels = ''): RenderedSet {
-  const steps = renderSteps(set, extraLabels);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runAtOnce(renderSteps(set, extraLabels));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { constants, crc32, deflateRaw, gzip } from 'node:zlib';
-import { runInSlices } from '../base/time-slices.js';
+import { runAtOnce, runInSlices } from '../base/time-slices.js';
 import { Utf8Builder } from '../base/utf8-builder.js';
 
 /**
@@ -39,18 +39,12 @@ export class EncodedText {
     readonly length: number,
     deflated?: Promise<Buffer>,
   ) {
-    // Made ahead of any gzip scrape: its failure is seen by deflate(), and no one else.
-    deflated?.catch(() => undefined);
-    this.deflated = deflated;
+    if (deflated) this.keepDeflated(deflated);
   }
 
   /** Strings are encoded; byte pieces of 16 KB and more are kept as views, shorter ones copied together. */
   static fromChunks(chunks: readonly (string | Uint8Array)[]): EncodedText {
-    const steps = coalesce(chunks);
-    for (;;) {
-      const step = steps.next();
-      if (step.done) return step.value;
-    }
+    return runAtOnce(coalesce(chunks));
   }
 
   /**
@@ -75,14 +69,20 @@ export class EncodedText {
     if (!this.deflated) {
       const deflater = new PieceDeflater();
       for (const p of this.parts) deflater.add(p);
-      this.deflated = deflater.finish();
+      this.keepDeflated(deflater.finish());
     }
-    const mine = this.deflated;
-    // A failure must not stick to every later scrape.
-    mine.catch(() => {
-      if (this.deflated === mine) this.deflated = undefined;
+    return this.deflated!;
+  }
+
+  /**
+   * Keeps a deflate for the scrapes to come, until it fails: a failure must not stick to every later scrape. The
+   * handler also keeps a deflate made ahead of any gzip scrape (fromChunksInSlices) from failing unheard.
+   */
+  private keepDeflated(deflated: Promise<Buffer>): void {
+    this.deflated = deflated;
+    deflated.catch(() => {
+      if (this.deflated === deflated) this.deflated = undefined;
     });
-    return mine;
   }
 
   /** CRC-32 of the bytes, for the gzip trailer. */

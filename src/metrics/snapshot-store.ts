@@ -16,9 +16,8 @@ export class SnapshotStore {
   private readonly labels = new Map<string, string>();
   private readonly generations = new Map<string, number>();
   private cached: EncodedText | undefined;
-  /** The exposition being put together for a scrape, and how many changes the sets have seen (to know it is current). */
+  /** The exposition being put together for a scrape; cleared by any change, so it is current while it is this. */
   private building: Promise<EncodedText> | undefined;
-  private changes = 0;
 
   /** `cap` bounds each server's series over all its sets: every set is stored through it. */
   constructor(private readonly cap?: SeriesCap) {}
@@ -82,7 +81,6 @@ export class SnapshotStore {
   private changed(): void {
     this.cached = undefined;
     this.building = undefined;
-    this.changes++;
   }
 
   private bump(key: string): number {
@@ -109,11 +107,13 @@ export class SnapshotStore {
   encodedInSlices(gzip = false): Promise<EncodedText> {
     if (this.cached) return Promise.resolve(this.cached);
     if (this.building) return this.building;
-    const changes = this.changes;
     const building: Promise<EncodedText> = EncodedText.fromChunksInSlices(mergeRenderedChunks(this.sets.values()), gzip).then(
       (text) => {
-        if (this.building === building) this.building = undefined;
-        if (this.changes === changes) this.cached = text;
+        // Still the build in progress: nothing changed since it started, so it is the exposition until the next change.
+        if (this.building === building) {
+          this.building = undefined;
+          this.cached = text;
+        }
         return text;
       },
       (err: unknown) => {
