@@ -34,6 +34,16 @@ function withoutWorkspaces(lock) {
   return { ...lock, packages: { ...packages, '': rootEntry } };
 }
 
+/**
+ * The scripts of the released package.json. `demo` runs the built CLI's demo; `test` checks the installed copy: the CLI
+ * loads, with its build facts, and reads and validates a configuration. No `prepack` or `build`: there is nothing to
+ * build in a release.
+ */
+const RELEASE_SCRIPTS = {
+  demo: 'node dist/cli.js demo',
+  test: 'node dist/cli.js --version && node dist/cli.js --config.check --wowza.url http://127.0.0.1:8087',
+};
+
 const args = process.argv.slice(2);
 let out = join(root, 'release');
 for (let i = 0; i < args.length; i++) {
@@ -52,11 +62,16 @@ for (const f of readdirSync(out)) if (f.endsWith('.tgz') || f === 'SHA256SUMS') 
 // not the newest of their ranges.
 const shrinkwrap = join(root, 'npm-shrinkwrap.json');
 writeFileSync(shrinkwrap, `${JSON.stringify(withoutWorkspaces(JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'))), null, 2)}\n`);
+// The tarball's own scripts: the README's `npm ci && npm run demo` and `npm ci && npm test` work in an unpacked release
+// too, where there are no sources to build and no suite to run. The repository's package.json is put back after.
+const manifest = join(root, 'package.json');
+const manifestText = readFileSync(manifest, 'utf8');
+writeFileSync(manifest, `${JSON.stringify({ ...JSON.parse(manifestText), scripts: RELEASE_SCRIPTS }, null, 2)}\n`);
 let packed;
 try {
-  // --ignore-scripts: `prepack` would build a second time (the build ran just before).
   packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: root, encoding: 'utf8' }));
 } finally {
+  writeFileSync(manifest, manifestText);
   rmSync(shrinkwrap, { force: true });
 }
 const { filename, size, entryCount } = packed[0];

@@ -247,6 +247,40 @@ describe('npm run release: the tarball an operator installs', () => {
     }
   });
 
+  it("the README's two commands run as written in the unpacked tarball: `npm ci && npm test`, and `npm ci && npm run demo` starts the demo", async (ctx) => {
+    const unpacked = join(dir, 'readme-commands');
+    mkdirSync(unpacked, { recursive: true });
+    await run('tar', ['-xzf', tgz, '-C', unpacked, '--strip-components=1']);
+    // `npm ci` needs a lock: the tarball ships npm-shrinkwrap.json for it.
+    await install(['ci'], unpacked, () => ctx.skip());
+    const tested = await npm(['test'], unpacked);
+    expect(tested.ok, tested.output).toBe(true);
+    expect(tested.output).toMatch(new RegExp(`wowza-exporter, version ${VERSION.replaceAll('.', '\\.')} `));
+    expect(tested.output).toMatch(/valid/);
+
+    const demo = spawn('npm', ['run', 'demo'], { cwd: unpacked, env: npmEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let said = '';
+    demo.stdout.on('data', (d: Buffer) => (said += d.toString()));
+    demo.stderr.on('data', (d: Buffer) => (said += d.toString()));
+    const exited = new Promise((resolve) => demo.on('exit', resolve));
+    try {
+      // The demo prints where to look once its exporter listens.
+      await waitFor(`the demo's status page (output so far: ${said.slice(-1000)})`, () => {
+        if (demo.exitCode !== null) throw new Error(`npm run demo exited with ${demo.exitCode}: ${said.slice(-2000)}`);
+        return /http:\/\/127\.0\.0\.1:\d+\//.test(said) ? true : undefined;
+      }, 90_000);
+      expect(said).not.toMatch(/No workspaces found|npm run build/);
+    } finally {
+      // npm and the demo under it: the whole group.
+      try {
+        process.kill(-demo.pid!, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      await exited;
+    }
+  });
+
   it('the systemd layout: unpacked into a folder, `npm install --omit=dev` there runs no build script, and `node dist/cli.js` runs', async (ctx) => {
     const opt = join(dir, 'opt/wowza-exporter');
     mkdirSync(opt, { recursive: true });
