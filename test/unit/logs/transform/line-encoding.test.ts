@@ -298,6 +298,20 @@ describe('encoder threads', () => {
     }
   });
 
+  it('encode lines with a lone surrogate, which UTF-8 cannot carry to a thread, as the event loop would', async () => {
+    const pool = new EncoderPool({ settings: SETTINGS, threads: 1, cpus: 4, logger: capture().logger, workerUrl: worker });
+    try {
+      const broken = [...lines.slice(0, 300)];
+      broken[150] = broken[150]!.replace('-', 'lone \ud83c surrogate');
+      const withLone: LineSegment = { server: 'edge-1', logType: 'access', fields: FIELDS, lines: broken };
+      const fromPool = viewOf(withLone, await pool.encode(withLone)).kept;
+      expect(fromPool).toEqual(viewOf(withLone, new LineEncoder(SETTINGS).encode(withLone)).kept);
+      expect(fromPool.some((k) => JSON.stringify(k).includes('\\ud83c'))).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('the bundle that `npx wowza-exporter` runs has its worker beside the encoder pool\'s chunk, and it encodes the same', async () => {
     const root = new URL('../../../../dist/', import.meta.url);
     const chunks = JSON.parse(readFileSync(new URL('chunks/modules.json', root), 'utf8')) as Record<string, string[]>;
