@@ -198,9 +198,8 @@ export class PositionStore {
     }));
     const text = JSON.stringify({ version: 1, updated_at: new Date().toISOString(), positions }, null, 2) + '\n';
     // The file being replaced becomes the previous copy, unless something changed it since it was written (a
-    // truncation): then the previous copy stays as it is, and the new file is the one kept.
-    const intact = this.written !== undefined && sameFile(await identify(this.path), this.written);
-    this.written = await writeAtomically(this.path, text, { previous: this.previousPath, keepCurrent: intact });
+    // truncation): then the new file is the one kept.
+    this.written = await writeAtomically(this.path, text, { previous: this.previousPath, ...(this.written ? { keepIf: this.written } : {}) });
     this.savedVersion = version;
   }
 }
@@ -224,13 +223,19 @@ const madeDirs = new Set<string>();
 /**
  * Replaces `path` with `text` so that readers (and a crash) see either the old or the new content. The new
  * content is on disk before the rename; the rename itself is not synced: after a power loss the file may
- * still hold the previous positions, which re-sends lines but never skips any. Positions are saved after
- * every delivered batch, so each round trip here is time the pipeline waits.
+ * still hold the previous positions, which re-sends lines but never skips any.
  *
- * With `previous`, that path is made to hold the file being replaced (`keepCurrent`: a hard link and a rename, no
- * second fsync), or else a copy of the new content; `path` itself is never missing. Returns what was written.
+ * With `previous`, that path is made to hold the file being replaced when it is still `keepIf` (a hard link and a
+ * rename, no second fsync), or else a copy of the new content; `path` itself is never missing. Returns what was
+ * written.
+ *
+ * Positions are saved after every delivered batch, and the next batch waits for it. Each step is a round trip to
+ * libuv's thread pool that also waits for a turn of a busy event loop (about 0.5 ms in a backlog), so the steps that
+ * do not depend on each other run side by side: the previous copy is made while the new file is written, and the
+ * new file's identity is read while its bytes are. Five steps are in a row (open, write, sync, close, rename), nine
+ * were.
  */
-export async function writeAtomically(path: string, text: string, options: { previous?: string; keepCurrent?: boolean } = {}): Promise<Written> {
+export async function writeAtomically(path: string, text: string, options: { previous?: string; keepIf?: Written } = {}): Promise<Written> {
   const dir = dirname(path);
   if (!madeDirs.has(dir)) {
     await makeDirectory(dir);
@@ -239,37 +244,61 @@ export async function writeAtomically(path: string, text: string, options: { pre
   // A name no one can guess, created by us alone (O_EXCL), never through a link: a file or link planted beside the
   // positions file cannot be written through.
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
-  let fh;
-  try {
-    fh = await openCreating(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
-  } catch (err) {
-    madeDirs.delete(dir); // removed behind our back: make it again next time
-    throw err;
-  }
+  const { previous, keepIf } = options;
+  // The file being replaced may have gone or changed since it was written: the new content is kept then.
+  const keeping = previous !== undefined && keepIf !== undefined ? keepIfUnchanged(path, previous, keepIf) : Promise.resolve(false);
   let written: Written;
   try {
-    await fh.writeFile(text, 'utf8');
-    await fh.datasync();
-    const st = await fh.stat();
-    written = { ino: st.ino, size: st.size };
+    written = await writeSynced(tmp, Buffer.from(text, 'utf8'), () => madeDirs.delete(dir));
   } catch (err) {
-    await fh.close().catch(() => undefined);
-    await rm(tmp, { force: true }).catch(() => undefined);
+    await keeping;
     throw err;
   }
-  await fh.close();
   try {
-    if (options.previous !== undefined) {
-      // The file being replaced may have gone since it was checked: the new content is kept then.
-      const kept = options.keepCurrent === true ? await keepCopy(path, options.previous, true).then(() => true, () => false) : false;
-      if (!kept) await keepCopy(tmp, options.previous, false);
-    }
+    const kept = await keeping;
+    if (previous !== undefined && !kept) await keepCopy(tmp, previous, false);
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => undefined);
     throw err;
   }
   return written;
+}
+
+/** Creates `path` (which must not exist) holding `bytes`, synced; `onCreateFailed` runs when it cannot be created. */
+async function writeSynced(path: string, bytes: Buffer, onCreateFailed: () => void): Promise<Written> {
+  let fh;
+  try {
+    fh = await openCreating(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
+  } catch (err) {
+    onCreateFailed(); // the directory may have been removed behind our back: make it again next time
+    throw err;
+  }
+  try {
+    const identity = fh.stat();
+    identity.catch(() => undefined); // awaited below; a write failure must not leave it unhandled
+    let at = 0;
+    while (at < bytes.length) at += (await fh.write(bytes, at)).bytesWritten;
+    await fh.datasync();
+    const { ino } = await identity;
+    await fh.close();
+    return { ino, size: bytes.length };
+  } catch (err) {
+    await fh.close().catch(() => undefined);
+    await rm(path, { force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Makes `previous` a hard link to `path` when `path` is still the file `expected` describes; resolves whether it did. */
+async function keepIfUnchanged(path: string, previous: string, expected: Written): Promise<boolean> {
+  try {
+    if (!sameFile(await identify(path), expected)) return false;
+    await keepCopy(path, previous, true);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
