@@ -172,15 +172,19 @@ export class LokiSink implements LogSink {
     }
   }
 
-  encode(entries: readonly LogEntry[]): Buffer {
-    return encodeLokiPush(entries, this.labels, this.metadata);
+  /**
+   * The request body: the push as JSON, gzipped unless compression is off. Compressed on libuv's thread pool, not on
+   * the thread that serves /metrics, and while the batch before is on its way (the worker encodes ahead); level 1:
+   * JSON log lines shrink about ten times already, and higher levels cost more CPU than the bytes they save are
+   * worth here.
+   */
+  encode(entries: readonly LogEntry[]): Buffer | Promise<Buffer> {
+    const json = encodeLokiPush(entries, this.labels, this.metadata);
+    return this.options.compression === 'none' ? json : gzipAsync(json, { level: 1 });
   }
 
   async send(entries: readonly LogEntry[], signal: AbortSignal, encoded?: Buffer): Promise<void> {
-    const json = encoded ?? this.encode(entries);
-    // Compressed on libuv's thread pool, not on the thread that serves /metrics; level 1: JSON log lines shrink
-    // several times over already, and higher levels cost more CPU than the bytes they save are worth here.
-    const body = this.options.compression === 'none' ? json : await gzipAsync(json, { level: 1 });
+    const body = encoded ?? (await this.encode(entries));
     return httpPost({ url: this.url, headers: this.headers!, timeoutMs: this.options.timeoutMs, dispatcher: this.dispatcher }, body, 'application/json', signal);
   }
 

@@ -55,7 +55,7 @@ interface Queued {
 /** A batch taken from the queue, encoded for the sink when the sink encodes ahead. */
 interface Prepared {
   batch: Queued[];
-  encoded?: Buffer;
+  encoded?: Promise<Buffer | undefined>;
 }
 
 /** Counts per (server, log_type) of a batch, for the labelled metrics. Runs of one log are the rule. */
@@ -238,7 +238,12 @@ export class SinkWorker {
 
   private prepare(batch: Queued[]): Prepared {
     const encode = this.options.sink.encode;
-    return encode ? { batch, encoded: encode.call(this.options.sink, batch.map((q) => q.entry)) } : { batch };
+    if (!encode) return { batch };
+    // An encoding that fails (a bug) leaves the batch to send(), which encodes it again and reports what fails.
+    const encoded = Promise.resolve()
+      .then(() => encode.call(this.options.sink, batch.map((q) => q.entry)))
+      .catch(() => undefined);
+    return { batch, encoded };
   }
 
   private takeBatch(): Queued[] {
@@ -262,8 +267,10 @@ export class SinkWorker {
     return batch;
   }
 
-  private async deliver({ batch, encoded }: Prepared): Promise<void> {
+  private async deliver(prepared: Prepared): Promise<void> {
     const { sink, retry, metrics, logger } = this.options;
+    const { batch } = prepared;
+    const encoded = await prepared.encoded;
     const entries = batch.map((q) => q.entry);
     const groups = byLog(entries);
     for (let attempt = 1; ; attempt++) {

@@ -7,10 +7,10 @@ export interface LogSink {
   /** The sink sends each record's JSON as a JSON string (Loki): the encoder threads then write that form too. */
   readonly quotesRecords?: boolean;
   /**
-   * Turns a batch into the bytes `send` transmits. Optional; when present the worker encodes the next batch
-   * while the one before is on its way, and retries send the same bytes.
+   * Turns a batch into the bytes `send` transmits (compressed, when the sink compresses). Optional; when present the
+   * worker encodes the next batch while the one before is on its way, and retries send the same bytes.
    */
-  encode?(entries: readonly LogEntry[]): Buffer;
+  encode?(entries: readonly LogEntry[]): Buffer | Promise<Buffer>;
   /**
    * Delivers a batch (as `encoded`, when given). Resolves once the destination holds it (written, or
    * accepted by the receiver); rejects with a DeliveryError saying whether a retry can help. Other errors
