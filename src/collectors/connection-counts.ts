@@ -1,9 +1,42 @@
 import { M } from '../metrics/definitions.js';
+import type { Labels } from '../metrics/metric-set.js';
 import type { StreamSessions } from '../wowza/connection-counts.js';
 import { streamKey } from '../wowza/stream-key.js';
 import type { Collector } from './collector.js';
+import type { StreamRef } from './discovery.js';
 import { streamLabels } from './instance.js';
 import { connectionsByProtocol, unknownProtocols } from './protocol.js';
+
+/** A stream of discovery, ready to be joined to the document: its key there, and its labels (per protocol too). */
+interface Joined {
+  key: string;
+  labels: Labels;
+  byProtocol: Map<string, Labels>;
+}
+
+/**
+ * The joins of a walk's streams, made once per walk and shared by the polls until the next one (every poll of a
+ * 2,000-stream server otherwise built 2,000 keys and 18,000 label sets that had not changed).
+ */
+const joins = new WeakMap<readonly StreamRef[], Joined[]>();
+
+function joinedOf(server: string, streams: readonly StreamRef[]): Joined[] {
+  let joined = joins.get(streams);
+  if (!joined) {
+    joined = streams.map((s) => ({ key: streamKey(s.vhost, s.app, s.instance, s.name), labels: streamLabels(server, s), byProtocol: new Map() }));
+    joins.set(streams, joined);
+  }
+  return joined;
+}
+
+function protocolLabels(j: Joined, protocol: string): Labels {
+  let labels = j.byProtocol.get(protocol);
+  if (!labels) {
+    labels = { ...j.labels, protocol };
+    j.byProtocol.set(protocol, labels);
+  }
+  return labels;
+}
 
 /**
  * Per-stream viewers from the server's connectioncounts provider: one request per cycle for every stream,
@@ -23,18 +56,16 @@ export const connectionCountsCollector: Collector = {
     const unknown = unknownProtocols(ctx.vocabulary, out, 'sessions');
     let written: Map<string, StreamSessions> | undefined;
     const matched = new Set<StreamSessions>();
-    for (const s of topology.streams) {
-      const key = streamKey(s.vhost, s.app, s.instance, s.name);
-      let found = counts.get(key);
+    for (const j of joinedOf(ctx.server, topology.streams)) {
+      let found = counts.get(j.key);
       if (!found) {
         written ??= new Map([...counts.values()].filter((c) => c.writtenKey !== undefined).map((c) => [c.writtenKey!, c]));
-        found = written.get(key);
+        found = written.get(j.key);
       }
       if (!found) continue;
       matched.add(found);
-      const labels = streamLabels(ctx.server, s);
-      out.add(M.streamConnectionsTotal, labels, found.total);
-      for (const [protocol, value] of connectionsByProtocol(found.sessions, unknown)) out.add(M.streamConnections, { ...labels, protocol }, value);
+      out.add(M.streamConnectionsTotal, j.labels, found.total);
+      for (const [protocol, value] of connectionsByProtocol(found.sessions, unknown)) out.add(M.streamConnections, protocolLabels(j, protocol), value);
     }
     const unmatched: string[] = [];
     for (const c of counts.values()) if (!matched.has(c)) unmatched.push(`${c.vhost}/${c.application}/${c.instance}/${c.stream}`);

@@ -191,7 +191,8 @@ export class WowzaClient {
     const { parseConnectionCounts } = await import('./connection-counts.js');
     const maxBytes = this.maxBytesFor(site.endpoint);
     try {
-      return await parseConnectionCounts(raw.body, { signal, maxBytes });
+      // The answer passed an XmlGuard as it arrived (send): the parse need not read it again for the caps.
+      return await parseConnectionCounts(raw.body, { signal, maxBytes, guarded: true });
     } catch (err) {
       // The poll's deadline, or a shutdown, stopped the parse between two of its slices.
       if (signal?.aborted) throw isTimeout(signal.reason) ? new WowzaTimeoutError(site, this.target.timeoutMs, 'before the poll deadline (its document was still being read)') : new WowzaAbortedError(site, 'while its document was read');

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_STREAMS, parseConnectionCounts, streamKey } from '../../../src/wowza/connection-counts.js';
+import { MAX_STREAMS, parseConnectionCounts, readPlainFlat, streamKey } from '../../../src/wowza/connection-counts.js';
 import { XML_LIMITS } from '../../../src/wowza/xml-guard.js';
 
 const TREE = `<?xml version="1.0"?>
@@ -184,5 +185,82 @@ describe('names as the provider writes them: URL-encoded by Java (issue 38)', ()
     expect(decodeJavaUrl('a%zzb')).toBe('a%zzb');
     expect(decodeJavaUrl('%FF')).toBe('\ufffd');
     expect(decodeJavaUrl('plain_name.mp4')).toBe('plain_name.mp4');
+  });
+});
+
+describe('the flat form read in one pass (a document the client already held to the caps)', () => {
+  const guarded = (xml: string) => parseConnectionCounts(Buffer.from(xml), { guarded: true });
+  const general = (xml: string) => parseConnectionCounts(xml);
+  const outcome = (p: Promise<Map<string, unknown>>) => p.then((m) => ({ streams: [...m] }), (err: Error) => ({ error: err.message }));
+
+  // Pieces of names and values: plain, URL-encoded, entities (known and not), characters XML refuses or normalizes.
+  const text = fc.array(fc.constantFrom('cam', '1', '_', '.', '%2F', '+', '%E2%82%AC', '€', 'é', '&amp;', '&lt;', '&quot;', '&apos;', '&gt;', '&nbsp;', '&#38;', '&', '<', '>', "'", ' ', '\t', '\n', '\u0001', '-'), { maxLength: 6 }).map((p) => p.join(''));
+  const count = fc.oneof(fc.nat({ max: 5000 }).map(String), fc.constantFrom('1.5', ' 2 ', '', 'lots', '-1', '1e3', '0x10'));
+  const attribute = fc.oneof(
+    fc.tuple(fc.constantFrom('vhostName', 'applicationName', 'appInstanceName', 'streamName'), text),
+    fc.tuple(fc.constantFrom('sessionsFlash', 'sessionsCupertino', 'sessionsWebRTC', 'sessionsTotal', 'sessionsNewThing', 'sessions', 'other'), count),
+  );
+  const quoting = fc.constantFrom('"', "'");
+  const element = fc.record({
+    attrs: fc.array(attribute, { maxLength: 8 }),
+    streamName: fc.option(text, { nil: undefined }),
+    quote: fc.oneof({ weight: 9, arbitrary: fc.constant('"') }, { weight: 1, arbitrary: quoting }),
+    space: fc.constantFrom(' ', '\n  ', ' ', '\t'),
+    close: fc.constantFrom('/>', '/>', ' />', '></Stream>'),
+  });
+  const document = fc.record({
+    prolog: fc.constantFrom('<?xml version="1.0" encoding="UTF-8"?>\n', '', '<!-- made by hand -->'),
+    root: fc.oneof({ weight: 9, arbitrary: fc.constant('WowzaStreamingEngine') }, { weight: 1, arbitrary: fc.constantFrom('WowzaMediaServer', 'html') }),
+    streams: fc.array(element, { maxLength: 6 }),
+    between: fc.constantFrom('', '\n', ' ', 'text'),
+  });
+  const render = (d: fc.infer<typeof document>) => {
+    const stream = (e: fc.infer<typeof element>) => {
+      const attrs = [...(e.streamName !== undefined ? [['streamName', e.streamName] as const] : []), ...e.attrs];
+      return `<Stream${attrs.map(([k, v]) => `${e.space}${k}=${e.quote}${v}${e.quote}`).join('')}${e.close}`;
+    };
+    return `${d.prolog}<${d.root}>${d.streams.map(stream).join(d.between)}</${d.root}>\n`;
+  };
+
+  it('gives what the general parser gives, for any flat document, and the same error for one it cannot read', async () => {
+    await fc.assert(
+      fc.asyncProperty(document, async (d) => {
+        const xml = render(d);
+        expect(await outcome(guarded(xml)), xml).toEqual(await outcome(general(xml)));
+      }),
+      { numRuns: 600, seed: 48 },
+    );
+  });
+
+  it('reads the simulator\'s and the README\'s documents, names decoded and sessions by protocol', async () => {
+    const s = (await guarded(FLAT)).get(streamKey('_defaultVHost_', 'live', '_definst_', 'a&b'))!;
+    expect(s).toMatchObject({ sessions: { Flash: 1, Cupertino: 2, SanJose: 0, Smooth: 0, RTSP: 0, MPEGDash: 0 }, total: 3 });
+    const encoded = doc(flatStream('294%2F294%2F294_content_lq.mp4', ' sessionsFlash="4"'));
+    expect([...(await guarded(encoded)).values()]).toEqual([...(await general(encoded)).values()]);
+    await expect(guarded(doc(flatStream('cam', ' sessionsFlash="lots"')))).rejects.toThrow(/stream cam SessionsFlash is not a count: "lots"/);
+  });
+
+  it('reads the plain flat form itself, and leaves anything else to the general parser', async () => {
+    expect(await readPlainFlat(Buffer.from(FLAT), undefined)).toHaveLength(1);
+    expect(await readPlainFlat(Buffer.from(doc(flatStream('a') + '\n' + flatStream('b'))), undefined)).toHaveLength(2);
+    for (const other of [TREE, doc(`<!-- x -->${flatStream('a')}`), doc(flatStream('a').replaceAll('"', "'")), doc(flatStream('a&nbsp;b')), doc(`text${flatStream('a')}`)]) {
+      expect(await readPlainFlat(Buffer.from(other), undefined), other).toBeUndefined();
+    }
+  });
+
+  it('yields to the event loop on a large document and stops when its signal aborts', async () => {
+    const large = Buffer.from(doc(Array.from({ length: 200_000 }, (_, i) => flatStream(`stream-${i}`, ' sessionsFlash="1" sessionsCupertino="2" sessionsSanJose="0" sessionsSmooth="0"')).join('')));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    try {
+      expect((await parseConnectionCounts(large, { guarded: true })).size).toBe(200_000);
+      expect(ticks).toBeGreaterThan(3);
+      const stop = new AbortController();
+      const parsing = parseConnectionCounts(large, { guarded: true, signal: stop.signal });
+      setImmediate(() => stop.abort(new Error('shutting down')));
+      await expect(parsing).rejects.toThrow('shutting down');
+    } finally {
+      clearInterval(timer);
+    }
   });
 });
