@@ -11,8 +11,9 @@ export interface EncoderPoolOptions {
   threads: number;
   /**
    * CPUs the process may use (default `os.availableParallelism()`). The event loop keeps one of them busy (reading,
-   * queueing, sending), so at most one thread fewer than CPUs runs: on two CPUs a second thread only competes with
-   * the event loop and starts another isolate to warm up (bench/RESULTS.md); on one CPU none runs.
+   * queueing, sending), so at most one thread fewer than CPUs runs, and none on two CPUs or fewer: there a thread
+   * forwarded no more lines than the event loop alone, in the bench and through `serve`, for more CPU
+   * (bench/RESULTS.md, issue 48).
    */
   cpus?: number;
   logger: Logger;
@@ -97,7 +98,7 @@ export class EncoderPool {
   private readonly threads: Thread[] = [];
   private readonly workerUrl: URL | undefined;
   private readonly minLines: number;
-  /** Threads that may run: `threads`, but not more than the CPUs beside the event loop's (0 on one CPU). */
+  /** Threads that may run: `threads`, but not more than the CPUs beside the event loop's, and none on two CPUs. */
   private readonly maxThreads: number;
   private nextId = 1;
   private failures = 0;
@@ -106,7 +107,8 @@ export class EncoderPool {
   constructor(private readonly options: EncoderPoolOptions) {
     this.inline = new LineEncoder(options.settings);
     this.minLines = options.minLinesPerThread ?? 200;
-    this.maxThreads = Math.max(0, Math.min(options.threads, (options.cpus ?? availableParallelism()) - 1));
+    const cpus = options.cpus ?? availableParallelism();
+    this.maxThreads = cpus <= 2 ? 0 : Math.min(options.threads, cpus - 1);
     const url = options.workerUrl ?? new URL('./encode-worker.js', import.meta.url);
     // Run from TypeScript sources (tests) there is no compiled worker: encode on the event loop then.
     this.workerUrl = this.maxThreads > 0 && existsSync(fileURLToPath(url)) ? url : undefined;
