@@ -76,6 +76,8 @@ writeFileSync(
       log_types: [LOG_TYPE],
       sinks: [{ type: 'loki', url: `http://127.0.0.1:${loki.address().port}` }],
       ...(process.env.BENCH_BATCH_LINES ? { batch: { max_lines: Number(process.env.BENCH_BATCH_LINES) } } : {}),
+      // BENCH_PARSE_THREADS: the encoder threads (a tuned row; the default is what users run).
+      ...(process.env.BENCH_PARSE_THREADS ? { parse_threads: Number(process.env.BENCH_PARSE_THREADS) } : {}),
     },
   }),
 );
