@@ -10,7 +10,7 @@ parentPort!.on('message', (request: EncodeRequest) => {
   try {
     const result = encoder.encodeSafely(segmentOf(request));
     // The bytes and the arrays move to the event loop's thread without a copy.
-    const transfer = [result.bytes, result.index, result.ends, result.severity, result.timeMs].map((a) => a.buffer as ArrayBuffer);
+    const transfer = [result.bytes, result.index, result.ends, result.severity, result.timeMs, ...(result.lokiPrefix ? [result.lokiPrefix] : [])].map((a) => a.buffer as ArrayBuffer);
     parentPort!.postMessage({ id, result }, transfer);
   } catch (err) {
     parentPort!.postMessage({ id, error: (err as Error).message ?? String(err) });

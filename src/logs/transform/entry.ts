@@ -19,6 +19,11 @@ export interface LogEntry {
   readonly document?: Buffer;
   /** The record's JSON as a JSON string, as UTF-8: the line of a Loki push. Written when a Loki sink is configured. */
   readonly lokiLine?: Buffer;
+  /**
+   * When the encoder wrote the Loki line as a push value: the bytes of `["<nanoseconds of timeMs>",` just before
+   * `lokiLine` (a `]` follows it). Lines written one after the other are then one run of the push body's values.
+   */
+  readonly lokiPrefix?: number;
   /** The record's `severity` label value (for Loki stream labels). */
   readonly severity: string;
   /** Epoch ms of the record's own time, or of when it was read when it has none. */

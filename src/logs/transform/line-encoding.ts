@@ -3,6 +3,7 @@ import { redactSecrets } from '../../base/redact.js';
 import { categoryLabel, eventLabel, severityLabel } from '../../wowza/log-vocabulary.js';
 import { addDocument, documentPrefix, type LogEntry } from './entry.js';
 import { Utf8Writer } from '../../base/utf8-builder.js';
+import { lokiNanoseconds } from './loki-timestamp.js';
 import { cleanForJson, documentJson, quotedRecordJson, recordJson, W3cLogParser, type ParsedLine } from './w3c-parser.js';
 
 /**
@@ -46,8 +47,15 @@ export interface EncodedSegment {
    * followed by a newline; see {@link entriesOf}. Documents only: the bytes are the segment's NDJSON.
    */
   bytes: Uint8Array;
-  /** Where each piece ends in `bytes` (before its newline; the next piece starts after it): one per line and kind. */
+  /** Where each piece ends in `bytes` (before its separator; the next piece starts after it): one per line and kind. */
   ends: Int32Array;
+  /**
+   * With `lokiLines`, per kept line the bytes of `["<nanoseconds>",` written before its Loki line, which is then
+   * followed by `]` and a comma: the line as one value of a push body's stream, so a run of them is copied into the
+   * body in one piece (sinks/loki.ts). 0 when the line carries no time of its own (its entry's time is when it was
+   * read, known only later).
+   */
+  lokiPrefix?: Uint8Array;
   /** `severity` label value of each record, as its index in {@link SEVERITY_LABELS}. */
   severity: Uint8Array;
   /** Epoch ms of the record's time; NaN when it has none. */
@@ -139,6 +147,7 @@ export class LineEncoder {
     const ends = new Int32Array(lines.length * per);
     const severity = new Uint8Array(lines.length);
     const timeMs = new Float64Array(lines.length);
+    const lokiPrefix = loki ? new Uint8Array(lines.length) : undefined;
     const redacted: Array<string | null> = [];
     const severities = new Int32Array(SEVERITY_LABELS.length);
     const events = new Map<string, [string, string, number]>();
@@ -170,9 +179,10 @@ export class LineEncoder {
           out.byte(NEWLINE);
         }
         if (loki) {
+          const prefix = lokiValueStart(out, time);
           writer.write(out, undefined, true);
-          ends[piece++] = out.pos;
-          out.byte(NEWLINE);
+          ends[piece++] = lokiValueEnd(out, prefix);
+          lokiPrefix![kept] = prefix;
         }
       } else {
         const parsed = parse ? parse(text) : parser.parseLine(text);
@@ -197,9 +207,10 @@ export class LineEncoder {
           out.byte(NEWLINE);
         }
         if (loki) {
+          const prefix = lokiValueStart(out, time);
           out.string(quotedRecordJson(record));
-          ends[piece++] = out.pos;
-          out.byte(NEWLINE);
+          ends[piece++] = lokiValueEnd(out, prefix);
+          lokiPrefix![kept] = prefix;
         }
       }
       index[kept] = i;
@@ -219,6 +230,7 @@ export class LineEncoder {
       ends: ends.subarray(0, piece),
       severity: severity.subarray(0, kept),
       timeMs: timeMs.subarray(0, kept),
+      ...(lokiPrefix ? { lokiPrefix: lokiPrefix.subarray(0, kept) } : {}),
       counts: { severities: severityCounts, events: [...events.values()], parseErrors },
       ...(lastTimeMs !== undefined ? { lastTimeMs } : {}),
     };
@@ -236,7 +248,7 @@ export class LineEncoder {
  * time they carry, or `nowMs` when they carry none.
  */
 export function entriesOf(segment: LineSegment, encoded: EncodedSegment, settings: Pick<EncodingSettings, 'documents' | 'lokiLines'>, nowMs: number): LogEntry[] {
-  const { bytes, ends, index, redacted, severity, timeMs } = encoded;
+  const { bytes, ends, index, redacted, severity, timeMs, lokiPrefix } = encoded;
   const documents = settings.documents !== false;
   const loki = settings.lokiLines === true;
   const { server, logType, lines } = segment;
@@ -250,20 +262,48 @@ export function entriesOf(segment: LineSegment, encoded: EncodedSegment, setting
     const time = timeMs[k]!;
     const label = SEVERITY_LABELS[severity[k]!]!;
     const ms = Number.isNaN(time) ? nowMs : time;
+    // A Loki line starts after its `["<nanoseconds>",` and is followed by `]` and the separator.
+    const prefix = lokiPrefix?.[k] ?? 0;
+    const after = prefix > 0 ? 2 : 1;
     if (documents && loki) {
       const d = ends[piece++]!;
       const l = ends[piece++]!;
       // The encoder blanked secrets in the line, and so in every field parsed from it.
-      out[k] = { server, logType, line, document: Buffer.from(buffer, base + at, d - at), lokiLine: Buffer.from(buffer, base + d + 1, l - d - 1), severity: label, timeMs: ms };
-      at = l + 1;
+      const lokiLine = Buffer.from(buffer, base + d + 1 + prefix, l - d - 1 - prefix);
+      const document = Buffer.from(buffer, base + at, d - at);
+      out[k] = prefix > 0 ? { server, logType, line, document, lokiLine, lokiPrefix: prefix, severity: label, timeMs: ms } : { server, logType, line, document, lokiLine, severity: label, timeMs: ms };
+      at = l + after;
     } else {
       const end = ends[piece++]!;
-      const view = Buffer.from(buffer, base + at, end - at);
-      out[k] = documents ? { server, logType, line, document: view, severity: label, timeMs: ms } : { server, logType, line, lokiLine: view, severity: label, timeMs: ms };
-      at = end + 1;
+      if (documents) {
+        out[k] = { server, logType, line, document: Buffer.from(buffer, base + at, end - at), severity: label, timeMs: ms };
+        at = end + 1;
+      } else {
+        const lokiLine = Buffer.from(buffer, base + at + prefix, end - at - prefix);
+        out[k] = prefix > 0 ? { server, logType, line, lokiLine, lokiPrefix: prefix, severity: label, timeMs: ms } : { server, logType, line, lokiLine, severity: label, timeMs: ms };
+        at = end + after;
+      }
     }
   }
   return out;
+}
+
+const COMMA = 0x2c;
+
+/** Writes `["<nanoseconds>",` when the line has a time of its own; the bytes written (0 when it has none). */
+function lokiValueStart(out: Utf8Writer, time: number | undefined): number {
+  if (time === undefined || Number.isNaN(time)) return 0;
+  const from = out.pos;
+  out.string(`["${lokiNanoseconds(time)}",`);
+  return out.pos - from;
+}
+
+/** Closes a Loki value (`]` when it was opened) and writes the separator; where the line ended. */
+function lokiValueEnd(out: Utf8Writer, prefix: number): number {
+  const end = out.pos;
+  if (prefix > 0) out.byte(0x5d);
+  out.byte(prefix > 0 ? COMMA : NEWLINE);
+  return end;
 }
 
 function countEvent(events: Map<string, [string, string, number]>, category: unknown, event: unknown): void {

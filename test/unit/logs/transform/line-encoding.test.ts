@@ -8,10 +8,12 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../../src/base/logger.js';
 import { EncoderPool } from '../../../../src/logs/transform/encoder-pool.js';
 import { entriesOf, LineEncoder, type EncodingSettings, type LineSegment } from '../../../../src/logs/transform/line-encoding.js';
+import { entryRecord as entryRecordOf } from '../../../../src/logs/transform/entry.js';
 import { compileRecordFilter } from '../../../../src/logs/transform/record-filter.js';
 import { redactSecrets } from '../../../../src/base/redact.js';
 import { isoUtc, TimestampConverter, toUtcTimestamp } from '../../../../src/logs/transform/timestamp.js';
 import { encodeNdjson } from '../../../../src/logs/sinks/ndjson.js';
+import { buildLokiPush, encodeLokiPush } from '../../../../src/logs/sinks/loki.js';
 import { severityLabel } from '../../../../src/wowza/log-vocabulary.js';
 import { cleanForJson, quotedRecordJson, recordJson, W3cLogParser, type LogRecord } from '../../../../src/logs/transform/w3c-parser.js';
 import { ACCESS_LOG_FIELDS } from '../../../helpers/memory-log-source.js';
@@ -203,6 +205,24 @@ describe('log line encoding', () => {
     const mixed = [...entries.slice(0, 10), ...other.slice(5, 20), entries[30]!, entries[29]!];
     expect(encodeNdjson(mixed).toString('utf8')).toBe(mixed.map((e) => `${e.document!.toString('utf8')}\n`).join(''));
     expect(encodeNdjson([]).length).toBe(0);
+  });
+
+  it('sends a Loki push of consecutive lines of one stream as the values the encoder wrote, byte for byte the push built entry by entry', () => {
+    for (const documents of [false, true]) {
+      const settings: EncodingSettings = { ...SETTINGS, filters: {}, documents, lokiLines: true };
+      const lines = fc.sample(line, { numRuns: 60, seed: 5 });
+      // A line whose date cannot be read carries no time of its own: its value is written by the push, not the encoder.
+      lines[7] = lines[7]!.replace('2024-01-15', 'someday');
+      const segment = { server: 'edge-1', logType: 'access', fields: FIELDS, lines };
+      const entries = entriesOf(segment, new LineEncoder(settings).encode(segment), settings, 1_700_000_000_000);
+      expect(entries.filter((e) => e.lokiPrefix !== undefined).length).toBe(59);
+      expect(entries.map((e) => e.lokiLine!.toString('utf8'))).toEqual(entries.map((e) => JSON.stringify(JSON.stringify(entryRecordOf(e)))));
+      const other = entriesOf(segment, new LineEncoder(settings).encode(segment), settings, 1_700_000_000_000);
+      // Runs of two segments, entries out of order, several streams (severities), and none.
+      for (const batch of [entries, [...entries.slice(0, 10), ...other.slice(5, 20), entries[30]!, entries[29]!], []]) {
+        expect(encodeLokiPush(batch, { env: 'x' }).toString('utf8')).toBe(JSON.stringify(buildLokiPush(batch, { env: 'x' })));
+      }
+    }
   });
 
   it('writes records and Loki lines as JSON.stringify(record) and JSON.stringify(JSON.stringify(record)) do, whatever the characters', () => {
