@@ -1,5 +1,5 @@
 import { M } from '../metrics/definitions.js';
-import type { Labels } from '../metrics/metric-set.js';
+import { withLabel, type Labels } from '../metrics/metric-set.js';
 import type { StreamSessions } from '../wowza/connection-counts.js';
 import { streamKey } from '../wowza/stream-key.js';
 import type { Collector } from './collector.js';
@@ -32,7 +32,7 @@ function joinedOf(server: string, streams: readonly StreamRef[]): Joined[] {
 function protocolLabels(j: Joined, protocol: string): Labels {
   let labels = j.byProtocol.get(protocol);
   if (!labels) {
-    labels = { ...j.labels, protocol };
+    labels = withLabel(j.labels, 'protocol', protocol);
     j.byProtocol.set(protocol, labels);
   }
   return labels;

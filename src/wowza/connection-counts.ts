@@ -228,101 +228,142 @@ const ELEMENTS_PER_LOOK = 512;
  * count that is not one...). The general parser reads such a document, and says what is wrong with it; on the shape
  * every poll of a connectioncounts collector gets, this costs a fraction of it and leaves less garbage. Only for
  * bytes the XmlGuard already held to XML_LIMITS (the client's, as they arrived): nothing here checks those caps again.
+ *
+ * The reading is done by small synchronous functions (a batch of elements, one element): this one only yields
+ * between batches. As one async function with its loops inside, V8 compiled it with TurboFan (OSR and whole) at
+ * 40-160 ms of compiler time and megabytes of compiler memory a time, and threw the code away again at the next
+ * poll (its once-per-document paths had no type feedback): six times in two minutes, most of what connectioncounts
+ * cost the exporter beyond its polls.
  */
 export async function readPlainFlat(bytes: Buffer, signal: AbortSignal | undefined): Promise<StreamSessions[] | undefined> {
   // Latin-1 decoding is a copy; UTF-8 decoding reads every byte in V8's own loop, about five times the cost.
   const t = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
-  const n = t.length;
-  let at = 0;
-  const skipSpace = () => {
-    while (at < n && WS(t.charCodeAt(at))) at++;
-  };
-  skipSpace();
+  const head = flatPrologue(t);
+  if (head === undefined) return undefined;
+  const { root } = head;
+  let at = head.at;
+  const streams: StreamSessions[] = [];
+  const names: string[] = [];
+  for (;;) {
+    const since = performance.now();
+    // Batches of ELEMENTS_PER_LOOK until a slice's time is used up.
+    do {
+      at = readFlatBatch(t, at, root, names, streams);
+      if (at === NOT_PLAIN) return undefined;
+      if (at === DOCUMENT_END) return streams;
+      if (streams.length > MAX_STREAMS) return streams; // refused as the general parse would, by the caller
+    } while (performance.now() - since < SLICE_MS);
+    signal?.throwIfAborted();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+  }
+}
+
+/** readFlatBatch's answer when the document is not the plain flat form. */
+const NOT_PLAIN = -1;
+/** readFlatBatch's answer when it read the root's end tag, and nothing but white space after it. */
+const DOCUMENT_END = -2;
+
+function skipSpace(t: string, at: number): number {
+  while (at < t.length && WS(t.charCodeAt(at))) at++;
+  return at;
+}
+
+/** The root element's name and where its content starts, after an XML declaration; undefined for another start. */
+function flatPrologue(t: string): { root: string; at: number } | undefined {
+  let at = skipSpace(t, 0);
   if (t.startsWith('<?', at)) {
     const end = t.indexOf('?>', at);
     if (end < 0) return undefined;
-    at = end + 2;
-    skipSpace();
+    at = skipSpace(t, end + 2);
   }
   if (t.charCodeAt(at) !== LT) return undefined;
   const rootEnd = t.indexOf('>', at);
   if (rootEnd < 0) return undefined;
   const root = t.slice(at + 1, rootEnd);
   if (!CONNECTION_COUNTS_ROOTS.has(root)) return undefined;
-  at = rootEnd + 1;
-  const streams: StreamSessions[] = [];
-  const names: string[] = [];
-  let since = performance.now();
-  for (;;) {
-    skipSpace();
-    if (t.charCodeAt(at) !== LT) return undefined;
-    if (t.charCodeAt(at + 1) === SLASH) {
-      // The root's end tag, then nothing but white space.
-      if (!t.startsWith(root, at + 2)) return undefined;
-      at += 2 + root.length;
-      skipSpace();
-      if (t.charCodeAt(at) !== GT) return undefined;
-      at++;
-      skipSpace();
-      return at === n ? streams : undefined;
-    }
-    if (!t.startsWith('Stream', at + 1) || !WS(t.charCodeAt(at + 7))) return undefined;
-    at += 7;
-    const s: StreamSessions = { vhost: '', application: '', instance: '', stream: '', sessions: {} };
-    let streamName: string | undefined;
-    names.length = 0;
-    for (;;) {
-      skipSpace();
-      if (t.charCodeAt(at) === SLASH && t.charCodeAt(at + 1) === GT) {
-        at += 2;
-        break;
-      }
-      const nameStart = at;
-      while ((t.charCodeAt(at) | 0x20) >= 0x61 && (t.charCodeAt(at) | 0x20) <= 0x7a) at++;
-      if (at === nameStart || t.charCodeAt(at) !== EQUALS || t.charCodeAt(at + 1) !== QUOT) return undefined;
-      const name = t.slice(nameStart, at);
-      if (names.includes(name)) return undefined;
-      names.push(name);
-      const valueStart = at + 2;
-      const valueEnd = t.indexOf('"', valueStart);
-      if (valueEnd < 0) return undefined;
-      let entities = false;
-      for (let i = valueStart; i < valueEnd; i++) {
-        const c = t.charCodeAt(i);
-        if (c < 0x20 || c === LT || c === 0xfffd) return undefined; // 0xfffd: bytes that are not UTF-8, or were
-        if (c === AMP) entities = true;
-      }
-      let value = t.slice(valueStart, valueEnd);
-      if (entities) {
-        const decoded = decodePredefinedEntities(value);
-        if (decoded === undefined) return undefined;
-        value = decoded;
-      }
-      at = valueEnd + 1;
-      if (!WS(t.charCodeAt(at)) && t.charCodeAt(at) !== SLASH) return undefined;
-      if (name === 'vhostName') s.vhost = value;
-      else if (name === 'applicationName') s.application = value;
-      else if (name === 'appInstanceName') s.instance = value;
-      else if (name === 'streamName') streamName = value;
-      else if (name.length > 8 && name.startsWith('sessions')) {
-        try {
-          addSession(s, name, value, '');
-        } catch {
-          return undefined; // not a count: the general parse says so, naming the stream
-        }
-      }
-    }
-    if (streamName === undefined) return undefined;
-    s.stream = streamName;
-    streams.push(s);
-    if (streams.length > MAX_STREAMS) return streams; // refused as the general parse would, by the caller
-    if (streams.length % ELEMENTS_PER_LOOK === 0 && performance.now() - since >= SLICE_MS) {
-      signal?.throwIfAborted();
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      signal?.throwIfAborted();
-      since = performance.now();
-    }
+  return { root, at: rootEnd + 1 };
+}
+
+/**
+ * Up to ELEMENTS_PER_LOOK `<Stream .../>` elements from `at`, added to `streams`: where the next one starts,
+ * DOCUMENT_END after the root's end tag, or NOT_PLAIN.
+ */
+function readFlatBatch(t: string, at: number, root: string, names: string[], streams: StreamSessions[]): number {
+  for (let k = 0; k < ELEMENTS_PER_LOOK; k++) {
+    at = skipSpace(t, at);
+    if (t.charCodeAt(at) !== LT) return NOT_PLAIN;
+    if (t.charCodeAt(at + 1) === SLASH) return flatEnd(t, at, root);
+    if (!t.startsWith('Stream', at + 1) || !WS(t.charCodeAt(at + 7))) return NOT_PLAIN;
+    at = readFlatStream(t, at + 7, names, streams);
+    if (at === NOT_PLAIN) return NOT_PLAIN;
   }
+  return at;
+}
+
+/** The root's end tag at `at`, then nothing but white space: DOCUMENT_END, else NOT_PLAIN. */
+function flatEnd(t: string, at: number, root: string): number {
+  if (!t.startsWith(root, at + 2)) return NOT_PLAIN;
+  at = skipSpace(t, at + 2 + root.length);
+  if (t.charCodeAt(at) !== GT) return NOT_PLAIN;
+  return skipSpace(t, at + 1) === t.length ? DOCUMENT_END : NOT_PLAIN;
+}
+
+/** The attributes of one `<Stream` from `at` (after its name) to its `/>`, as a stream added to `streams`: where it ends, or NOT_PLAIN. */
+function readFlatStream(t: string, at: number, names: string[], streams: StreamSessions[]): number {
+  const s: StreamSessions = { vhost: '', application: '', instance: '', stream: '', sessions: {} };
+  let streamName: string | undefined;
+  names.length = 0;
+  for (;;) {
+    at = skipSpace(t, at);
+    if (t.charCodeAt(at) === SLASH && t.charCodeAt(at + 1) === GT) {
+      at += 2;
+      break;
+    }
+    const nameStart = at;
+    while ((t.charCodeAt(at) | 0x20) >= 0x61 && (t.charCodeAt(at) | 0x20) <= 0x7a) at++;
+    if (at === nameStart || t.charCodeAt(at) !== EQUALS || t.charCodeAt(at + 1) !== QUOT) return NOT_PLAIN;
+    const name = t.slice(nameStart, at);
+    if (names.includes(name)) return NOT_PLAIN;
+    names.push(name);
+    const valueStart = at + 2;
+    const valueEnd = t.indexOf('"', valueStart);
+    if (valueEnd < 0) return NOT_PLAIN;
+    let entities = false;
+    for (let i = valueStart; i < valueEnd; i++) {
+      const c = t.charCodeAt(i);
+      if (c < 0x20 || c === LT || c === 0xfffd) return NOT_PLAIN; // 0xfffd: bytes that are not UTF-8, or were
+      if (c === AMP) entities = true;
+    }
+    let value = t.slice(valueStart, valueEnd);
+    if (entities) {
+      const decoded = decodePredefinedEntities(value);
+      if (decoded === undefined) return NOT_PLAIN;
+      value = decoded;
+    }
+    at = valueEnd + 1;
+    if (!WS(t.charCodeAt(at)) && t.charCodeAt(at) !== SLASH) return NOT_PLAIN;
+    if (name === 'vhostName') s.vhost = value;
+    else if (name === 'applicationName') s.application = value;
+    else if (name === 'appInstanceName') s.instance = value;
+    else if (name === 'streamName') streamName = value;
+    // Not a count: the general parse says so, naming the stream.
+    else if (name.length > 8 && name.startsWith('sessions') && !addPlainSession(s, name, value)) return NOT_PLAIN;
+  }
+  if (streamName === undefined) return NOT_PLAIN;
+  s.stream = streamName;
+  streams.push(s);
+  return at;
+}
+
+/** addSession without its error: false when `value` is not a count. */
+function addPlainSession(into: StreamSessions, name: string, value: string): boolean {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || value.trim() === '') return false;
+  const protocol = name.slice(8);
+  if (protocol === 'Total') into.total = n;
+  else into.sessions[protocol] = n;
+  return true;
 }
 
 /** `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` decoded; undefined when the text holds another `&`. */

@@ -61,6 +61,8 @@ const C_EQUALS = 0x3d;
 const C_QUOT = 0x22;
 const C_APOS = 0x27;
 const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+/** A byte of a name in a start tag: none of the delimiters startTag looks for. */
+const isNameByte = (c: number) => c !== C_GT && c !== C_QUOT && c !== C_APOS && c !== C_EQUALS && c !== C_SLASH && !isSpace(c);
 
 /**
  * Reads an XML document's bytes in any chunks, and says which cap it passed, if any. A lexer, not a parser: it does
@@ -125,6 +127,18 @@ export class XmlGuard {
           }
           break;
         case START_TAG: {
+          // The rest of a name (an element's or an attribute's) at once, up to its delimiter: most of a flat
+          // document's bytes outside values are attribute names, which took a call each. The root's name goes
+          // byte by byte, to be collected.
+          if (isNameByte(c) && !(this.rootName && this.elements === 1)) {
+            let end = i + 1;
+            while (end < bytes.length && isNameByte(bytes[end]!)) end++;
+            this.run += end - i;
+            this.slash = false;
+            if (this.run > l.nameBytes) return this.fail(`an XML name longer than ${l.nameBytes} bytes`);
+            i = end - 1;
+            break;
+          }
           const why = this.startTag(c);
           if (why) return this.fail(why);
           break;
