@@ -58,24 +58,24 @@ const SLICE_MS = 10;
 /** The containers whose `Name` child names them, outermost first. */
 const LEVELS = ['VHost', 'Application', 'ApplicationInstance', 'Stream'] as const;
 
-/** A count (a whole or decimal number, not negative); the error names the stream and the counter. */
-function count(text: string, name: string, stream: string): number {
-  // Number() ignores surrounding whitespace, and reads nothing but whitespace as 0.
-  const n = Number(text);
-  if (!Number.isFinite(n) || n < 0 || text.trim() === '') throw new ConnectionCountsError(`stream ${stream} S${name.slice(1)} is not a count: ${JSON.stringify(text.slice(0, 40))}`);
-  return n;
-}
-
 /**
- * Session counts of one stream from `Sessions*` names (element names, or flat attributes with a lowercase `s`): the
- * protocol is the name after those 8 letters. The message of a bad count is built only when there is one: this runs
- * for every counter of every stream.
+ * Adds a session count of one stream from a `Sessions*` name (an element name, or a flat attribute with a lowercase
+ * `s`): the protocol is the name after those 8 letters. False, adding nothing, when `value` is not a count (a whole or
+ * decimal number, not negative). This runs for every counter of every stream.
  */
-function addSession(into: StreamSessions, name: string, value: string, stream: string): void {
+function tryAddSession(into: StreamSessions, name: string, value: string): boolean {
+  // Number() ignores surrounding whitespace, and reads nothing but whitespace as 0.
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || value.trim() === '') return false;
   const protocol = name.slice(8);
-  const n = count(value, name, stream);
   if (protocol === 'Total') into.total = n;
   else if (protocol !== '') into.sessions[protocol] = n;
+  return true;
+}
+
+/** tryAddSession, throwing for a value that is not a count; the message names the stream and the counter. */
+function addSession(into: StreamSessions, name: string, value: string, stream: string): void {
+  if (!tryAddSession(into, name, value)) throw new ConnectionCountsError(`stream ${stream} S${name.slice(1)} is not a count: ${JSON.stringify(value.slice(0, 40))}`);
 }
 
 /**
@@ -348,22 +348,12 @@ function readFlatStream(t: string, at: number, names: string[], streams: StreamS
     else if (name === 'appInstanceName') s.instance = value;
     else if (name === 'streamName') streamName = value;
     // Not a count: the general parse says so, naming the stream.
-    else if (name.length > 8 && name.startsWith('sessions') && !addPlainSession(s, name, value)) return NOT_PLAIN;
+    else if (name.length > 8 && name.startsWith('sessions') && !tryAddSession(s, name, value)) return NOT_PLAIN;
   }
   if (streamName === undefined) return NOT_PLAIN;
   s.stream = streamName;
   streams.push(s);
   return at;
-}
-
-/** addSession without its error: false when `value` is not a count. */
-function addPlainSession(into: StreamSessions, name: string, value: string): boolean {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || value.trim() === '') return false;
-  const protocol = name.slice(8);
-  if (protocol === 'Total') into.total = n;
-  else into.sessions[protocol] = n;
-  return true;
 }
 
 /** `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` decoded; undefined when the text holds another `&`. */
