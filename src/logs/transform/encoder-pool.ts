@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../base/logger.js';
+import { Utf8Writer } from '../../base/utf8-builder.js';
 import { LineEncoder, type EncodedSegment, type EncodingSettings, type LineSegment } from './line-encoding.js';
 
 export interface EncoderPoolOptions {
@@ -53,26 +54,20 @@ export interface EncodeRequest {
   ends: Int32Array;
 }
 
-/** Where requestOf writes, grown as needed and reused: only the bytes written are copied out. */
-let scratch = Buffer.allocUnsafeSlow(1 << 20);
-
 /**
- * The request of a segment, or undefined when a line is not well-formed UTF-16 (a lone surrogate): UTF-8 cannot
- * carry it, and the encoder writes such a line its own way, so that segment stays on the event loop.
+ * The request of a segment, written through `out` (the pool's, reused: only the bytes written are copied out, into a
+ * buffer of their own that moves to the thread), or undefined when a line is not well-formed UTF-16 (a lone
+ * surrogate): UTF-8 cannot carry it, and the encoder writes such a line its own way, so that segment stays on the
+ * event loop.
  */
-function requestOf(id: number, { server, logType, fields, lines }: LineSegment): EncodeRequest | undefined {
-  let chars = 0;
-  for (const line of lines) {
-    if (!line.isWellFormed()) return undefined;
-    chars += line.length;
-  }
-  if (scratch.length < chars * 3) scratch = Buffer.allocUnsafeSlow(Math.max(chars * 3, scratch.length * 2));
+function requestOf(id: number, { server, logType, fields, lines }: LineSegment, out: Utf8Writer): EncodeRequest | undefined {
+  for (const line of lines) if (!line.isWellFormed()) return undefined;
   const ends = new Int32Array(lines.length);
-  let at = 0;
-  for (let i = 0; i < lines.length; i++) ends[i] = at += scratch.write(lines[i]!, at, 'utf8');
-  const utf8 = new Uint8Array(at);
-  utf8.set(scratch.subarray(0, at));
-  return { id, server, logType, fields, utf8, ends };
+  for (let i = 0; i < lines.length; i++) {
+    out.string(lines[i]!);
+    ends[i] = out.pos;
+  }
+  return { id, server, logType, fields, utf8: out.take(), ends };
 }
 
 /** The segment of a request, on the thread. */
@@ -100,6 +95,8 @@ export class EncoderPool {
   private readonly minLines: number;
   /** Threads that may run: `threads`, but not more than the CPUs beside the event loop's, and none on two CPUs. */
   private readonly maxThreads: number;
+  /** Where requests to the threads are written; made with the first. */
+  private outgoing: Utf8Writer | undefined;
   private nextId = 1;
   private failures = 0;
   private closed = false;
@@ -130,7 +127,7 @@ export class EncoderPool {
     if (!this.usesThreads() || segment.lines.length < this.minLines) return Promise.resolve(this.inline.encodeSafely(segment));
     const thread = this.pickThread();
     const id = this.nextId++;
-    const request = thread && requestOf(id, segment);
+    const request = thread && requestOf(id, segment, (this.outgoing ??= new Utf8Writer(1024 * 1024)));
     if (!thread || !request) return Promise.resolve(this.inline.encodeSafely(segment));
     clearTimeout(thread.idle);
     return new Promise<EncodedSegment>((resolve) => {

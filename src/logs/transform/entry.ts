@@ -21,7 +21,8 @@ export interface LogEntry {
   readonly lokiLine?: Buffer;
   /**
    * When the encoder wrote the Loki line as a push value: the bytes of `["<nanoseconds of timeMs>",` just before
-   * `lokiLine` (a `]` follows it). Lines written one after the other are then one run of the push body's values.
+   * `lokiLine` (a `]` follows it); 0 or absent when it did not. Lines written one after the other are then one run of
+   * the push body's values.
    */
   readonly lokiPrefix?: number;
   /** The record's `severity` label value (for Loki stream labels). */

@@ -271,7 +271,7 @@ export function entriesOf(segment: LineSegment, encoded: EncodedSegment, setting
       // The encoder blanked secrets in the line, and so in every field parsed from it.
       const lokiLine = Buffer.from(buffer, base + d + 1 + prefix, l - d - 1 - prefix);
       const document = Buffer.from(buffer, base + at, d - at);
-      out[k] = prefix > 0 ? { server, logType, line, document, lokiLine, lokiPrefix: prefix, severity: label, timeMs: ms } : { server, logType, line, document, lokiLine, severity: label, timeMs: ms };
+      out[k] = { server, logType, line, document, lokiLine, lokiPrefix: prefix, severity: label, timeMs: ms };
       at = l + after;
     } else {
       const end = ends[piece++]!;
@@ -280,7 +280,7 @@ export function entriesOf(segment: LineSegment, encoded: EncodedSegment, setting
         at = end + 1;
       } else {
         const lokiLine = Buffer.from(buffer, base + at + prefix, end - at - prefix);
-        out[k] = prefix > 0 ? { server, logType, line, lokiLine, lokiPrefix: prefix, severity: label, timeMs: ms } : { server, logType, line, lokiLine, severity: label, timeMs: ms };
+        out[k] = { server, logType, line, lokiLine, lokiPrefix: prefix, severity: label, timeMs: ms };
         at = end + after;
       }
     }
@@ -289,6 +289,7 @@ export function entriesOf(segment: LineSegment, encoded: EncodedSegment, setting
 }
 
 const COMMA = 0x2c;
+const CLOSE_BRACKET = 0x5d;
 
 /** Writes `["<nanoseconds>",` when the line has a time of its own; the bytes written (0 when it has none). */
 function lokiValueStart(out: Utf8Writer, time: number | undefined): number {
@@ -301,7 +302,7 @@ function lokiValueStart(out: Utf8Writer, time: number | undefined): number {
 /** Closes a Loki value (`]` when it was opened) and writes the separator; where the line ended. */
 function lokiValueEnd(out: Utf8Writer, prefix: number): number {
   const end = out.pos;
-  if (prefix > 0) out.byte(0x5d);
+  if (prefix > 0) out.byte(CLOSE_BRACKET);
   out.byte(prefix > 0 ? COMMA : NEWLINE);
   return end;
 }
