@@ -221,7 +221,8 @@ export const LogsConfigSchema = z.strictObject({
     .refine((r) => r.min_backoff <= r.max_backoff, { message: 'min_backoff must not exceed max_backoff', path: ['min_backoff'] }),
   /**
    * Worker threads that parse log lines and write them as JSON while a backlog is read (pages of 200 lines
-   * or more); 0 does all of it on the event loop. Threads start on first use.
+   * or more), at most the CPUs less one and none on one or two CPUs; 0 does all of it on the event loop. Threads
+   * start on first use.
    */
   parse_threads: z.number().int().min(0).max(16).default(2),
   /** Lines each sink may hold (queued or in flight); when full, followers stop polling until there is room. */
