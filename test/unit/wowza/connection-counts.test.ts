@@ -214,8 +214,9 @@ describe('the flat form read in one pass (a document the client already held to 
     streams: fc.array(element, { maxLength: 6 }),
     between: fc.constantFrom('', '\n', ' ', 'text'),
   });
-  const render = (d: fc.infer<typeof document>) => {
-    const stream = (e: fc.infer<typeof element>) => {
+  type Of<A> = A extends fc.Arbitrary<infer T> ? T : never;
+  const render = (d: Of<typeof document>) => {
+    const stream = (e: Of<typeof element>) => {
       const attrs = [...(e.streamName !== undefined ? [['streamName', e.streamName] as const] : []), ...e.attrs];
       return `<Stream${attrs.map(([k, v]) => `${e.space}${k}=${e.quote}${v}${e.quote}`).join('')}${e.close}`;
     };
