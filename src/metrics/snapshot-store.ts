@@ -1,6 +1,6 @@
 import { EncodedText } from './metrics-body.js';
 import type { MetricSet } from './metric-set.js';
-import { mergeRenderedChunks, renderSet, renderSetInSlices, type RenderedSet } from './exposition.js';
+import { mergeRenderedChunks, renderedBytes, renderSet, renderSetInSlices, type RenderedSet } from './exposition.js';
 import type { SeriesCap } from './series-cap.js';
 
 /** The key of a server's own series among its sets (no collector has this name). */
@@ -15,6 +15,8 @@ export class SnapshotStore {
   /** Per server, its labels from a target file, formatted. */
   private readonly labels = new Map<string, string>();
   private readonly generations = new Map<string, number>();
+  /** Per (server, collector), the bytes a series took in its last render: the next one's buffer is sized by it. */
+  private readonly bytesPerSeries = new Map<string, number>();
   private cached: EncodedText | undefined;
   /** The exposition being put together for a scrape; cleared by any change, so it is current while it is this. */
   private building: Promise<EncodedText> | undefined;
@@ -31,8 +33,9 @@ export class SnapshotStore {
     const key = `${server}\u0000${collector}`;
     const generation = this.bump(key);
     const fitted = this.cap ? this.cap.fit(server, collector, set) : set;
-    const rendered = await renderSetInSlices(fitted, this.labels.get(server) ?? '');
+    const rendered = await renderSetInSlices(fitted, this.labels.get(server) ?? '', undefined, this.bytesPerSeries.get(key));
     if (this.generations.get(key) !== generation) return;
+    if (fitted.size > 0) this.bytesPerSeries.set(key, renderedBytes(rendered) / fitted.size);
     this.sets.set(key, rendered);
     this.changed();
   }
@@ -56,6 +59,7 @@ export class SnapshotStore {
     const key = `${server}\u0000${collector}`;
     this.bump(key);
     this.cap?.forget(server, collector);
+    this.bytesPerSeries.delete(key);
     if (this.sets.delete(key)) this.changed();
   }
 
@@ -73,6 +77,7 @@ export class SnapshotStore {
     for (const key of [...this.generations.keys()]) {
       if (!key.startsWith(prefix)) continue;
       this.bump(key);
+      this.bytesPerSeries.delete(key);
       if (this.sets.delete(key)) this.changed();
     }
   }

@@ -175,6 +175,19 @@ describe('SnapshotStore', () => {
     expect(store.encoded()).not.toBe(second);
   });
 
+  it('sizes a render from the one before of the same collector, and writes the same text when its series grow, shrink or get longer', async () => {
+    const store = new SnapshotStore();
+    const sized = (n: number, name: string) => {
+      const s = new MetricSet();
+      for (let i = 0; i < n; i++) s.add(def('wowza_stream_uptime_seconds'), { server: 'a', stream: `${name}${i}` }, i);
+      return s;
+    };
+    for (const next of [sized(10, 's'), sized(3000, 's'), sized(3000, 'a much longer stream name than before, '.repeat(20)), sized(2, 'x'), sized(500, 'ü')]) {
+      await store.put('a', 'stream', next);
+      expect(store.render()).toBe(mergeRendered([renderSet(next)]));
+    }
+  });
+
   it('puts a scrape\'s body together in slices: the same text, shared by scrapes meanwhile, built again after a change', async () => {
     const store = new SnapshotStore();
     const a = set('a', ['wowza_z', 'wowza_a'], 1);
