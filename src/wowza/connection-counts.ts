@@ -26,9 +26,12 @@ export interface StreamSessions {
   /** Sessions per protocol, by the provider's name without `Sessions` (`Flash`, `Cupertino`, `WebRTC`...). */
   sessions: Record<string, number>;
   /** `SessionsTotal`, when the document carries it. */
-  total?: number;
-  /** The key of the names as written, when decoding changed them (java-url-decoding.ts). */
-  writtenKey?: string;
+  total: number | undefined;
+  /**
+   * The key of the names as written, when decoding changed them (java-url-decoding.ts). Both optional members are
+   * present from the start, so every stream's object has one shape (2,000 of them each poll).
+   */
+  writtenKey: string | undefined;
 }
 
 /** Why a document cannot be read; `tooLarge` when it passed the document size cap. */
@@ -156,13 +159,13 @@ export async function parseConnectionCounts(xml: string | Uint8Array, options: P
     const attrs = tag.attributes as Record<string, string>;
     if (tag.name === 'Stream' && attrs.streamName !== undefined) {
       // The flat form: everything in attributes.
-      const s: StreamSessions = { vhost: attrs.vhostName ?? '', application: attrs.applicationName ?? '', instance: attrs.appInstanceName ?? '', stream: attrs.streamName, sessions: {} };
+      const s: StreamSessions = { vhost: attrs.vhostName ?? '', application: attrs.applicationName ?? '', instance: attrs.appInstanceName ?? '', stream: attrs.streamName, sessions: {}, total: undefined, writtenKey: undefined };
       for (const k in attrs) if (k.length > 8 && k.startsWith('sessions')) addSession(s, k, attrs[k]!, s.stream);
       keep(s);
       stack.push({ tag: tag.name, name: attrs.streamName });
       return;
     }
-    if (tag.name === 'Stream') stream = { vhost: '', application: '', instance: '', stream: '', sessions: {} };
+    if (tag.name === 'Stream') stream = { vhost: '', application: '', instance: '', stream: '', sessions: {}, total: undefined, writtenKey: undefined };
     stack.push({ tag: tag.name });
     text = '';
   });
@@ -311,7 +314,7 @@ function flatEnd(t: string, at: number, root: string): number {
 
 /** The attributes of one `<Stream` from `at` (after its name) to its `/>`, as a stream added to `streams`: where it ends, or NOT_PLAIN. */
 function readFlatStream(t: string, at: number, names: string[], streams: StreamSessions[]): number {
-  const s: StreamSessions = { vhost: '', application: '', instance: '', stream: '', sessions: {} };
+  const s: StreamSessions = { vhost: '', application: '', instance: '', stream: '', sessions: {}, total: undefined, writtenKey: undefined };
   let streamName: string | undefined;
   names.length = 0;
   for (;;) {
