@@ -5,7 +5,7 @@
  * defaults side by side on the same machine: one given the server's connectioncounts provider, one with it off.
  * After a 40 s warm-up, over the window: each exporter's CPU time, its peak RSS since start (VmHWM), the requests a
  * minute its server saw, and the stream collector's interval in force and poll duration. Numbers go in
- * bench/RESULTS.md.
+ * bench/RESULTS.md. BENCH_HEAP=1 adds each exporter's heap and its resident memory by kind of mapping.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startWorker } from './lib/children.js';
 import { startExporterProcess } from './lib/exporter-process.js';
-import { cpuTimeMs, residentMemory } from './lib/proc-stats.js';
+import { cpuTimeMs, residentByMapping, residentMemory } from './lib/proc-stats.js';
 import { createScraper } from './lib/scraper.js';
 
 const arg = (name, dflt) => {
@@ -41,15 +41,15 @@ try {
     cases.push({ counts, sim, exporter, scraper: createScraper(exporter.url) });
   }
   console.log(`2 servers of 10 applications x 200 streams (20 ms a request); warm-up ${WARMUP_MS / 1000} s, then ${WINDOW_MS / 1000} s counted`);
-  // BENCH_RSS_TRACE: each exporter's RSS every 2 s through the warm-up, to see when a peak comes.
-  const trace = process.env.BENCH_RSS_TRACE ? setInterval(() => console.log(cases.map((c) => `${c.counts ? 'found' : 'off'} ${(residentMemory(c.exporter.pid).rss / 1e6).toFixed(0)} MB`).join('  ')), 2000) : undefined;
+  // BENCH_RSS_TRACE: each exporter's RSS (and peak so far) every 2 s through the run, to see when a peak comes.
+  const trace = process.env.BENCH_RSS_TRACE ? setInterval(() => console.log(cases.map((c) => `${c.counts ? 'found' : 'off'} ${(residentMemory(c.exporter.pid).rss / 1e6).toFixed(0)} MB (peak ${(residentMemory(c.exporter.pid).peakRss / 1e6).toFixed(0)})`).join('  ')), 2000) : undefined;
   await delay(WARMUP_MS);
-  clearInterval(trace);
   for (const c of cases) {
     await c.sim.call('resetCounters');
     c.cpuAtStart = cpuTimeMs(c.exporter.pid);
   }
   await delay(WINDOW_MS);
+  clearInterval(trace);
   const rows = [];
   for (const c of cases) {
     const cpuMs = cpuTimeMs(c.exporter.pid) - c.cpuAtStart;
@@ -57,6 +57,10 @@ try {
     const requests = (await c.sim.call('counters')).total;
     const text = (await c.scraper.scrape()).body.toString('utf8');
     const heap = process.env.BENCH_HEAP ? await c.exporter.memory() : undefined;
+    if (process.env.BENCH_HEAP) {
+      const byMapping = Object.entries(residentByMapping(c.exporter.pid)).map(([k, v]) => `${k} ${(v / 1e6).toFixed(1)} MB`);
+      console.log(`${c.counts ? 'found' : 'off'}: resident by mapping: ${byMapping.join(', ')}`);
+    }
     rows.push({
       ...(heap ? { heapMb: heap.heapUsed / 1e6, heapTotalMb: heap.heapTotal / 1e6, externalMb: heap.external / 1e6, rssMb: heap.rss / 1e6 } : {}),
       connectioncounts: c.counts ? 'found' : 'off',

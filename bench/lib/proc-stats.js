@@ -46,3 +46,26 @@ export function cpuTimeMs(pid) {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) / USER_HZ) * 1000;
 }
+
+/**
+ * Resident memory of another process by kind of mapping, in bytes, from /proc/<pid>/smaps: `[heap]` (malloc's main
+ * arena), `anon` (V8's heap spaces, malloc's mmapped chunks and thread arenas, thread stacks), `file` (the binary and
+ * libraries) and any other named mapping. Tells a JavaScript heap that grew from memory outside it.
+ */
+export function residentByMapping(pid) {
+  const smaps = read(`/proc/${pid}/smaps`);
+  const out = {};
+  if (smaps === undefined) return out;
+  let kind = 'anon';
+  for (const line of smaps.split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) {
+      const name = header[1].trim();
+      kind = name === '' ? 'anon' : name.startsWith('/') ? 'file' : name;
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) out[kind] = (out[kind] ?? 0) + Number(rss[1]) * 1024;
+  }
+  return out;
+}
