@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, link, lstat, open, readFile, rename, rm } from 'node:fs/promises';
+import { copyFile, link, lstat, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../../base/logger.js';
-import { makeDirectory, openCreating } from '../file-modes.js';
+import { FILE_MODE, makeDirectory } from '../file-modes.js';
 
 /** Where a follower stands in one log: the file (by identity) and the byte offset reading continues at. */
 export interface LogPosition {
@@ -230,10 +230,10 @@ const madeDirs = new Set<string>();
  * written.
  *
  * Positions are saved after every delivered batch, and the next batch waits for it. Each step is a round trip to
- * libuv's thread pool that also waits for a turn of a busy event loop (about 0.5 ms in a backlog), so the steps that
- * do not depend on each other run side by side: the previous copy is made while the new file is written, and the
- * new file's identity is read while its bytes are. Five steps are in a row (open, write, sync, close, rename), nine
- * were.
+ * libuv's thread pool that also waits for a turn of a busy event loop (and, on two CPUs shared with a sink's gzip, for
+ * a CPU), so the steps that do not depend on each other run side by side: the previous copy is made while the new
+ * file is written, its identity is read while its bytes are written, its mode is set (when the umask changed it) while
+ * it is synced, and it is closed while it is renamed. Four steps are in a row (open, write, sync, rename); nine were.
  */
 export async function writeAtomically(path: string, text: string, options: { previous?: string; keepIf?: Written } = {}): Promise<Written> {
   const dir = dirname(path);
@@ -247,9 +247,9 @@ export async function writeAtomically(path: string, text: string, options: { pre
   const { previous, keepIf } = options;
   // The file being replaced may have gone or changed since it was written: the new content is kept then.
   const keeping = previous !== undefined && keepIf !== undefined ? keepIfUnchanged(path, previous, keepIf) : Promise.resolve(false);
-  let written: Written;
+  let synced: Synced;
   try {
-    written = await writeSynced(tmp, Buffer.from(text, 'utf8'), () => madeDirs.delete(dir));
+    synced = await writeSynced(tmp, Buffer.from(text, 'utf8'), () => madeDirs.delete(dir));
   } catch (err) {
     await keeping;
     throw err;
@@ -261,15 +261,28 @@ export async function writeAtomically(path: string, text: string, options: { pre
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => undefined);
     throw err;
+  } finally {
+    // Its bytes are synced: a close that fails now cannot lose them, and the rename does not need it closed.
+    await synced.closing;
   }
-  return written;
+  return synced.written;
 }
 
-/** Creates `path` (which must not exist) holding `bytes`, synced; `onCreateFailed` runs when it cannot be created. */
-async function writeSynced(path: string, bytes: Buffer, onCreateFailed: () => void): Promise<Written> {
-  let fh;
+/** A file written and synced, and its close under way. */
+interface Synced {
+  written: Written;
+  /** Never rejects. */
+  closing: Promise<void>;
+}
+
+/**
+ * Creates `path` (which must not exist, and is never reached through a link) holding `bytes`, synced, with the mode
+ * FILE_MODE whatever the umask; `onCreateFailed` runs when it cannot be created.
+ */
+async function writeSynced(path: string, bytes: Buffer, onCreateFailed: () => void): Promise<Synced> {
+  let fh: FileHandle;
   try {
-    fh = await openCreating(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
+    fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
   } catch (err) {
     onCreateFailed(); // the directory may have been removed behind our back: make it again next time
     throw err;
@@ -279,10 +292,10 @@ async function writeSynced(path: string, bytes: Buffer, onCreateFailed: () => vo
     identity.catch(() => undefined); // awaited below; a write failure must not leave it unhandled
     let at = 0;
     while (at < bytes.length) at += (await fh.write(bytes, at)).bytesWritten;
-    await fh.datasync();
-    const { ino } = await identity;
-    await fh.close();
-    return { ino, size: bytes.length };
+    const { ino, mode } = await identity;
+    // The umask can only have taken bits away from FILE_MODE; they are put back before anyone can see the file.
+    await Promise.all([fh.datasync(), (mode & 0o777) === FILE_MODE ? undefined : fh.chmod(FILE_MODE)]);
+    return { written: { ino, size: bytes.length }, closing: fh.close().catch(() => undefined) };
   } catch (err) {
     await fh.close().catch(() => undefined);
     await rm(path, { force: true }).catch(() => undefined);

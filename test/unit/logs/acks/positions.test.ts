@@ -71,6 +71,22 @@ describe('positions store', () => {
     expect((JSON.parse(readFileSync(`${path}.prev`, 'utf8')) as { positions: Array<{ offset: number }> }).positions[0]?.offset).toBe(39);
   });
 
+  it('writes the file 0640 whether the umask takes bits away or not', async () => {
+    const path = join(dir, 'positions.json');
+    for (const umask of [0o077, 0o022, 0o000]) {
+      const before = process.umask(umask);
+      try {
+        const store = await PositionStore.open(path, capture().logger);
+        store.set('s', 't', { fileId: 'x', offset: umask });
+        await store.save();
+      } finally {
+        process.umask(before);
+      }
+      expect({ umask, mode: lstatSync(path).mode & 0o777, previous: lstatSync(`${path}.prev`).mode & 0o777 }).toEqual({ umask, mode: 0o640, previous: 0o640 });
+      expect(readdirSync(dir).sort()).toEqual(['positions.json', 'positions.json.prev']);
+    }
+  });
+
   it('writes only when something changed', async () => {
     const path = join(dir, 'positions.json');
     const store = await PositionStore.open(path, capture().logger);
