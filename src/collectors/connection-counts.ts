@@ -5,7 +5,7 @@ import { streamKey } from '../wowza/stream-key.js';
 import type { Collector } from './collector.js';
 import type { StreamRef } from './discovery.js';
 import { streamLabels } from './instance.js';
-import { connectionsByProtocol, unknownProtocols } from './protocol.js';
+import { eachConnection, unknownProtocols } from './protocol.js';
 
 /** A stream of discovery, ready to be joined to the document: its key there, and its labels (per protocol too). */
 interface Joined {
@@ -65,7 +65,7 @@ export const connectionCountsCollector: Collector = {
       if (!found) continue;
       matched.add(found);
       out.add(M.streamConnectionsTotal, j.labels, found.total);
-      for (const [protocol, value] of connectionsByProtocol(found.sessions, unknown)) out.add(M.streamConnections, protocolLabels(j, protocol), value);
+      eachConnection(found.sessions, unknown, (protocol, value) => out.add(M.streamConnections, protocolLabels(j, protocol), value));
     }
     const unmatched: string[] = [];
     for (const c of counts.values()) if (!matched.has(c)) unmatched.push(`${c.vhost}/${c.application}/${c.instance}/${c.stream}`);

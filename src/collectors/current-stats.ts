@@ -1,9 +1,9 @@
 import type { MetricDef } from '../metrics/definitions.js';
-import type { Labels, MetricSet } from '../metrics/metric-set.js';
+import { withLabel, type Labels, type MetricSet } from '../metrics/metric-set.js';
 import type { CurrentStats } from '../wowza/schemas.js';
 import { WowzaHttpError } from '../wowza/errors.js';
 import type { PollContext } from './collector.js';
-import { connectionsByProtocol } from './protocol.js';
+import { eachConnection } from './protocol.js';
 
 /** The metrics of one `monitoring/current` level (vhost, application or stream share the shape). */
 export interface CurrentStatsDefs {
@@ -33,7 +33,8 @@ export function addCurrentStats(out: MetricSet, defs: CurrentStatsDefs, labels: 
     out.drop('connectionCount', 'missing');
     return;
   }
-  for (const [protocol, value] of connectionsByProtocol(s.connectionCount, unknownProtocol)) out.add(defs.connections, { ...labels, protocol }, value, 'connectionCount');
+  // withLabel, not a spread: on Node 20 each spread-and-extended object got a hidden class of its own (metric-set.ts).
+  eachConnection(s.connectionCount, unknownProtocol, (protocol, value) => out.add(defs.connections, withLabel(labels, 'protocol', protocol), value, 'connectionCount'));
 }
 
 /**

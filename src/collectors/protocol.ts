@@ -27,26 +27,55 @@ export const OTHER_PROTOCOL = 'other';
 /** The longest key above: longer ones are not upper-cased to be looked up (a hostile key may be megabytes). */
 const LONGEST_KEY = Math.max(...[...PROTOCOLS.keys()].map((k) => k.length));
 
+/**
+ * Keys as servers write them (`Flash`, `CUPERTINO`...) to their labels, learned as they are met: each stream's counts
+ * repeat the same few keys, and upper-casing each to look it up made a string per key per stream per poll. Bounded, as
+ * the keys come from the server: once full, keys not in it are looked up the long way.
+ */
+const KNOWN_KEYS = new Map<string, string>();
+const MAX_KNOWN_KEYS = 64;
+
 /** The `protocol` label of a key: its documented name, else `other`. */
 export function protocolLabel(key: string): string {
-  return (key.length <= LONGEST_KEY ? PROTOCOLS.get(key.toUpperCase()) : undefined) ?? OTHER_PROTOCOL;
+  if (key.length > LONGEST_KEY) return OTHER_PROTOCOL; // before the lookup, which hashes the whole key
+  const known = KNOWN_KEYS.get(key);
+  if (known !== undefined) return known;
+  const label = PROTOCOLS.get(key.toUpperCase()) ?? OTHER_PROTOCOL;
+  if (KNOWN_KEYS.size < MAX_KNOWN_KEYS) KNOWN_KEYS.set(key, label);
+  return label;
 }
 
+/** Where eachConnection sums a call's counts: one map for every call (they run one at a time, to their end). */
+const sums = new Map<string, number>();
+
 /**
- * Connections per `protocol` label; two keys of one label (a server sending both RTP and rtp, or several unknown
- * keys in `other`) are summed, not doubled. `onUnknown` hears the keys that went to `other`, at most a few per call:
- * a map of 14,000 keys costs a pass over them, not 14,000 reports (only MAX_UNKNOWN_VALUES are ever told apart).
+ * Connections per `protocol` label, handed to `each`; two keys of one label (a server sending both RTP and rtp, or
+ * several unknown keys in `other`) are summed, not doubled. `onUnknown` hears the keys that went to `other`, at most a
+ * few per call: a map of 14,000 keys costs a pass over them, not 14,000 reports (only MAX_UNKNOWN_VALUES are ever
+ * told apart). Called for every stream at every poll, so it leaves nothing behind: no map, no entry arrays.
  */
-export function connectionsByProtocol(counts: Readonly<Record<string, number | null>>, onUnknown?: (key: string) => void): Map<string, number> {
-  const byProtocol = new Map<string, number>();
+export function eachConnection(counts: Readonly<Record<string, number | null>>, onUnknown: ((key: string) => void) | undefined, each: (protocol: string, value: number) => void): void {
+  sums.clear();
   let unknown = 0;
   for (const key in counts) {
     const value = counts[key];
     if (value === null || value === undefined) continue;
     const p = protocolLabel(key);
     if (p === OTHER_PROTOCOL && onUnknown && unknown++ <= MAX_UNKNOWN_VALUES) onUnknown(key);
-    byProtocol.set(p, (byProtocol.get(p) ?? 0) + value);
+    sums.set(p, (sums.get(p) ?? 0) + value);
   }
+  sums.forEach(handTo, each);
+  sums.clear();
+}
+
+function handTo(this: (protocol: string, value: number) => void, value: number, protocol: string): void {
+  this(protocol, value);
+}
+
+/** eachConnection's sums, as a map. */
+export function connectionsByProtocol(counts: Readonly<Record<string, number | null>>, onUnknown?: (key: string) => void): Map<string, number> {
+  const byProtocol = new Map<string, number>();
+  eachConnection(counts, onUnknown, (protocol, value) => byProtocol.set(protocol, value));
   return byProtocol;
 }
 

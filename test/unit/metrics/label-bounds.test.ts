@@ -30,6 +30,13 @@ describe('protocol labels', () => {
     expect(heard.length).toBeLessThanOrEqual(21);
   });
 
+  it('maps keys the same once many different keys were met (what it learns of keys is bounded)', () => {
+    for (let i = 0; i < 500; i++) protocolLabel(`k${i}`);
+    expect(['Flash', 'flash', 'RTMP', 'WebRTC', 'webrtc', 'k1', 'nonsense'].map(protocolLabel)).toEqual(['rtmp', 'rtmp', 'rtmp', 'webrtc', 'webrtc', 'other', 'other']);
+    const by = connectionsByProtocol({ Flash: 1, flash: 2, Cupertino: 3, k1: 4, k999: 5 });
+    expect(Object.fromEntries(by)).toEqual({ rtmp: 3, hls: 3, other: 9 });
+  });
+
   it('unknown keys are counted by a bounded, cut name: never the megabyte key, at most 21 names per field', () => {
     const out = new MetricSet();
     const report = unknownProtocols(vocabularyCache(), out, 'sessions');
