@@ -60,6 +60,8 @@ try {
     if (process.env.BENCH_HEAP) {
       const byMapping = Object.entries(residentByMapping(c.exporter.pid)).map(([k, v]) => `${k} ${(v / 1e6).toFixed(1)} MB`);
       console.log(`${c.counts ? 'found' : 'off'}: resident by mapping: ${byMapping.join(', ')}`);
+      const spaces = Object.entries(heap.spaces ?? {}).map(([k, v]) => `${k} ${(v / 1e6).toFixed(1)}`);
+      console.log(`${c.counts ? 'found' : 'off'}: heap spaces (MB committed): ${spaces.join(', ')}`);
     }
     rows.push({
       ...(heap ? { heapMb: heap.heapUsed / 1e6, heapTotalMb: heap.heapTotal / 1e6, externalMb: heap.external / 1e6, rssMb: heap.rss / 1e6 } : {}),

@@ -114,7 +114,7 @@ async function watch(child, startTimeoutMs) {
           throw new Error('exporter did not report its memory');
         }),
       ]);
-      return { heapUsed: heap.heapUsed, heapTotal: heap.heapTotal, external: heap.external, handles: heap.handles, ...residentMemory(child.pid) };
+      return { heapUsed: heap.heapUsed, heapTotal: heap.heapTotal, external: heap.external, handles: heap.handles, spaces: heap.spaces, ...residentMemory(child.pid) };
     },
 
     /** RSS now and its peak so far (from /proc, no GC). */
