@@ -25,7 +25,8 @@ export async function reportConfigCheck(flags: ConfigFlags): Promise<number> {
       problems.push(err.message);
     }
   }
-  const source = flags.config ?? 'the flags';
+  // Named as a thing that is valid: the file, or the configuration the flags make without one.
+  const source = flags.config ?? 'the configuration from the flags';
   const out = [...problems, ...warnings];
   out.push(
     problems.length === 0

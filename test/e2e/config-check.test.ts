@@ -106,6 +106,15 @@ describe('--config.check', () => {
     expect(r.code).toBe(0);
   });
 
+  it('without a file, names what it checked as the configuration the flags make', async () => {
+    const ok = await runCli(['--config.check', '--wowza.url', 'http://wowza:8087', '--wowza.username', 'admin'], { env: { WOWZA_PASSWORD: 'x' } });
+    expect(ok.stdout.trim()).toBe('config.check: the configuration from the flags is valid');
+    expect(ok.code).toBe(0);
+    const bad = await runCli(['--config.check', '--wowza.url', 'ftp://wowza', '--wowza.username', 'admin'], { env: { WOWZA_PASSWORD: 'x' } });
+    expect(lines(bad.stdout).at(-1)).toBe('config.check: the configuration from the flags: 1 problem; the exporter would not start');
+    expect(bad.code).toBe(1);
+  });
+
   it('serve without --config.check still refuses to start (exit 2, a usage error to systemd), and names every problem', async () => {
     const config = join(dir, 'two.yaml');
     writeFileSync(config, stringify({ servers: [{ url: 'http://127.0.0.1:1', password_file: join(dir, 'no-password') }], webhooks: { enabled: true, secret_file: join(dir, 'no-secret') }, web: { listen_address: '127.0.0.1:0' } }));
