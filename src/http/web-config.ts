@@ -1,5 +1,5 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -10,6 +10,7 @@ import { parseYaml } from '../config/yaml.js';
 import { z } from 'zod';
 import { parseDuration } from '../config/duration.js';
 import { ConfigError, describeIssues, formatPath } from '../config/errors.js';
+import { readRegularFile } from '../config/read-file.js';
 import type { Warn } from '../config/load.js';
 import { bcryptCost, createBasicAuthGuard, type RequestGuard } from './basic-auth.js';
 
@@ -273,14 +274,16 @@ interface TlsMaterial {
   ca?: Buffer;
 }
 
+/** Larger than any certificate chain, key or CA bundle (a system's whole bundle is about 250 KB). */
+const PEM_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A regular file only: a FIFO without a writer, given by mistake, blocked the read (and the event loop with it) at the
+ * start and at every reload of the TLS files.
+ */
 function readPem(src: PemSource): Buffer {
   if (src.file === undefined) return Buffer.from(src.inline ?? '');
-  try {
-    return readFileSync(src.file);
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new Error(`${src.field}: cannot read ${src.file} (${e.code ?? e.message})`);
-  }
+  return Buffer.from(readRegularFile(src.file, src.field, PEM_MAX_BYTES, 'a PEM file').text, 'utf8');
 }
 
 function readTlsMaterial(t: TlsSettings): TlsMaterial {

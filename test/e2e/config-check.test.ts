@@ -220,6 +220,18 @@ describe('--config.check', () => {
       ]);
       expect(r.code).toBe(1);
     });
+    it('a FIFO as a TLS certificate or key of the web config: refused, no hang', async () => {
+      const fifo = join(dir, 'fifo-3');
+      execFileSync('mkfifo', [fifo]);
+      const web = write('fifo-tls-web.yaml', stringify({ tls_server_config: { cert_file: fifo, key_file: fifo } }));
+      const config = write('fifo-tls.yaml', stringify({ servers: [{ url: 'http://127.0.0.1:1' }], web: { config_file: web } }));
+      const r = await runCli(['--config.check', '--config', config], { env: { WOWZA_PASSWORD: 'x' }, timeoutMs: 20_000 });
+      const out = lines(r.stdout);
+      expect(out).toHaveLength(2);
+      expect(out[0]).toContain(`tls_server_config.cert_file: ${fifo} is a FIFO (named pipe), not a regular file; give the path of a PEM file`);
+      expect(out[1]).toBe(`config.check: ${config}: 1 problem; the exporter would not start`);
+      expect(r.code).toBe(1);
+    });
   });
 
   it('--config and --config.file together are one flag given twice: refused', async () => {
