@@ -64,19 +64,8 @@ export function eachConnection(counts: Readonly<Record<string, number | null>>, 
     if (p === OTHER_PROTOCOL && onUnknown && unknown++ <= MAX_UNKNOWN_VALUES) onUnknown(key);
     sums.set(p, (sums.get(p) ?? 0) + value);
   }
-  sums.forEach(handTo, each);
+  sums.forEach((value, protocol) => each(protocol, value));
   sums.clear();
-}
-
-function handTo(this: (protocol: string, value: number) => void, value: number, protocol: string): void {
-  this(protocol, value);
-}
-
-/** eachConnection's sums, as a map. */
-export function connectionsByProtocol(counts: Readonly<Record<string, number | null>>, onUnknown?: (key: string) => void): Map<string, number> {
-  const byProtocol = new Map<string, number>();
-  eachConnection(counts, onUnknown, (protocol, value) => byProtocol.set(protocol, value));
-  return byProtocol;
 }
 
 /**
