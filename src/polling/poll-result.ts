@@ -1,7 +1,7 @@
 import type { Collector, PollBase } from '../collectors/collector.js';
 import { untrackedObjects, type ObjectOutcomes, type ObjectSummary } from '../collectors/object-errors.js';
 import { MetricSet } from '../metrics/metric-set.js';
-import { WowzaError } from '../wowza/errors.js';
+import { answeredAsRest, WowzaError } from '../wowza/errors.js';
 
 /** Errors that mean the API was not reached or did not accept us: `wowza_up` 0. */
 const UNREACHABLE = new Set(['auth', 'network', 'tls', 'timeout']);
@@ -48,8 +48,9 @@ export async function runCollector(collector: Collector, base: PollBase, objects
     await collector.poll({ ...base, objects }, set);
     return set;
   });
-  // A success built on the discovery walk alone made no request of its own, and the walk had the API's shape.
-  const answered = base.client.restAnswers > before;
+  // A success built on the discovery walk alone made no request of its own, and the walk had the API's shape. A poll
+  // that meets the walk's failure (walked before it, in its prepare step or by another poll) heard what the walk heard.
+  const answered = base.client.restAnswers > before || answeredAsRest(polled.error);
   const result = { ...polled, rest: polled.ok || answered, answered };
   const summary = objects.summary();
   const say = (serverDown: boolean) => objects.say(serverDown);

@@ -229,8 +229,9 @@ export class WowzaClient {
     const notJson = notJsonReason(raw.body, raw.contentType);
     if (notJson) {
       // XML that is no web page is what WSE answers when the Accept header was dropped on the way: Wowza answered.
-      if (!isWebPage(raw.body, raw.contentType) && raw.body.toString('utf8', 0, 64).trimStart().startsWith('<')) this.restAnswered();
-      throw new WowzaUnparsableError(site, notJson);
+      const wowzaXml = !isWebPage(raw.body, raw.contentType) && raw.body.toString('utf8', 0, 64).trimStart().startsWith('<');
+      if (wowzaXml) this.restAnswered();
+      throw new WowzaUnparsableError(site, notJson, wowzaXml);
     }
     const parsed = await this.parseJson(raw.body, schema, site);
     this.restAnswered();

@@ -63,9 +63,23 @@ export class WowzaTooLargeError extends WowzaError {
 
 export class WowzaUnparsableError extends WowzaError {
   readonly kind = 'unparsable';
-  constructor(site: CallSite, detail: string) {
+  constructor(
+    site: CallSite,
+    detail: string,
+    /** The body is WSE's own XML (the Accept header was dropped on the way): the REST API answered, unusably. */
+    readonly restShaped = false,
+  ) {
     super(`${site.endpoint} returned an unusable body: ${detail} (${site.url})`, site);
   }
+}
+
+/**
+ * Whether a failed call was answered by the REST API itself (Wowza's JSON error envelope, or its XML when the Accept
+ * header was dropped): a poll that meets such a failure, even one a shared walk met before it, heard the API answer.
+ */
+export function answeredAsRest(err: Error | undefined): boolean {
+  if (err instanceof WowzaHttpError) return err.page === 'wowza';
+  return err instanceof WowzaUnparsableError && err.restShaped;
 }
 
 export class WowzaNetworkError extends WowzaError {
