@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { copyFile, link, lstat, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
+import { lstat, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../../base/logger.js';
-import { FILE_MODE, makeDirectory } from '../file-modes.js';
+import { makeDirectory } from '../file-modes.js';
+import type { ReplaceOptions, Written } from './atomic-file.js';
+import { AtomicFileThread } from './atomic-file-thread.js';
 
 /** Where a follower stands in one log: the file (by identity) and the byte offset reading continues at. */
 export interface LogPosition {
@@ -51,12 +51,6 @@ async function readPositionsFile(path: string): Promise<FileState> {
   } catch (err) {
     return { kind: 'corrupt', reason: err instanceof z.ZodError ? 'not a positions document (expected {"version":1,"positions":[...]})' : (err as Error).message };
   }
-}
-
-/** The file a store wrote last, to tell whether it is still that file (nothing truncated or replaced it since). */
-interface Written {
-  ino: number;
-  size: number;
 }
 
 export interface PositionStoreOptions {
@@ -117,7 +111,7 @@ export class PositionStore {
     }
     const reason = current.kind === 'corrupt' ? current.reason : `cannot read it (${current.code})`;
     const kept = `${this.path}.corrupt`;
-    if (current.kind === 'corrupt') await keepCopy(this.path, kept, false).catch(() => undefined);
+    if (current.kind === 'corrupt') await files.keepCopy(this.path, kept, false).catch(() => undefined);
     const previous = await readPositionsFile(this.previousPath);
     if (previous.kind === 'ok') {
       this.apply(previous.body);
@@ -213,137 +207,29 @@ async function identify(path: string): Promise<Written | undefined> {
   }
 }
 
-function sameFile(a: Written | undefined, b: Written): boolean {
-  return a !== undefined && a.ino === b.ino && a.size === b.size;
-}
-
 /** Directories made by writeAtomically already, so a save is not one more round trip to the file system. */
 const madeDirs = new Set<string>();
 
+/** Where the blocking file operations of every positions file run. */
+const files = new AtomicFileThread();
+
 /**
- * Replaces `path` with `text` so that readers (and a crash) see either the old or the new content. The new
- * content is on disk before the rename; the rename itself is not synced: after a power loss the file may
- * still hold the previous positions, which re-sends lines but never skips any.
+ * Replaces `path` with `text` atomically (replaceFileSync, on its own thread), making its directory first. With
+ * `previous`, that path keeps the file being replaced. Returns what was written.
  *
- * With `previous`, that path is made to hold the file being replaced when it is still `keepIf` (a hard link and a
- * rename, no second fsync), or else a copy of the new content; `path` itself is never missing. Returns what was
- * written.
- *
- * Positions are saved after every delivered batch, and the next batch waits for it. Each step is a round trip to
- * libuv's thread pool that also waits for a turn of a busy event loop (and, on two CPUs shared with a sink's gzip, for
- * a CPU), so the steps that do not depend on each other run side by side: the previous copy is made while the new
- * file is written, its identity is read while its bytes are written, its mode is set (when the umask changed it) while
- * it is synced, and it is closed while it is renamed. Four steps are in a row (open, write, sync, rename); nine were.
+ * Positions are saved after every delivered batch, and the next batch waits for it: one hand-off to the file thread,
+ * not the nine steps (four in a row) of the same save done with promises, each waiting for a turn of a busy event loop.
  */
-export async function writeAtomically(path: string, text: string, options: { previous?: string; keepIf?: Written } = {}): Promise<Written> {
+export async function writeAtomically(path: string, text: string, options: ReplaceOptions = {}): Promise<Written> {
   const dir = dirname(path);
   if (!madeDirs.has(dir)) {
     await makeDirectory(dir);
     madeDirs.add(dir);
   }
-  // A name no one can guess, created by us alone (O_EXCL), never through a link: a file or link planted beside the
-  // positions file cannot be written through.
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
-  const { previous, keepIf } = options;
-  // The file being replaced may have gone or changed since it was written: the new content is kept then.
-  const keeping = previous !== undefined && keepIf !== undefined ? keepIfUnchanged(path, previous, keepIf) : Promise.resolve(false);
-  let synced: Synced;
   try {
-    synced = await writeSynced(tmp, Buffer.from(text, 'utf8'), () => madeDirs.delete(dir));
+    return await files.replace(path, text, options);
   } catch (err) {
-    await keeping;
-    throw err;
-  }
-  try {
-    const kept = await keeping;
-    if (previous !== undefined && !kept) await keepCopy(tmp, previous, false);
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true }).catch(() => undefined);
-    throw err;
-  } finally {
-    // Its bytes are synced: a close that fails now cannot lose them, and the rename does not need it closed.
-    await synced.closing;
-  }
-  return synced.written;
-}
-
-/** A file written and synced, and its close under way. */
-interface Synced {
-  written: Written;
-  /** Never rejects. */
-  closing: Promise<void>;
-}
-
-/**
- * Creates `path` (which must not exist, and is never reached through a link) holding `bytes`, synced, with the mode
- * FILE_MODE whatever the umask; `onCreateFailed` runs when it cannot be created.
- */
-async function writeSynced(path: string, bytes: Buffer, onCreateFailed: () => void): Promise<Synced> {
-  let fh: FileHandle;
-  try {
-    fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
-  } catch (err) {
-    onCreateFailed(); // the directory may have been removed behind our back: make it again next time
-    throw err;
-  }
-  try {
-    const identity = fh.stat();
-    identity.catch(() => undefined); // awaited below; a write failure must not leave it unhandled
-    let at = 0;
-    while (at < bytes.length) at += (await fh.write(bytes, at)).bytesWritten;
-    const { ino, mode } = await identity;
-    // The umask can only have taken bits away from FILE_MODE; they are put back before anyone can see the file.
-    await Promise.all([fh.datasync(), (mode & 0o777) === FILE_MODE ? undefined : fh.chmod(FILE_MODE)]);
-    return { written: { ino, size: bytes.length }, closing: fh.close().catch(() => undefined) };
-  } catch (err) {
-    await fh.close().catch(() => undefined);
-    await rm(path, { force: true }).catch(() => undefined);
-    throw err;
-  }
-}
-
-/** Makes `previous` a hard link to `path` when `path` is still the file `expected` describes; resolves whether it did. */
-async function keepIfUnchanged(path: string, previous: string, expected: Written): Promise<boolean> {
-  try {
-    if (!sameFile(await identify(path), expected)) return false;
-    await keepCopy(path, previous, true);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Makes `previous` hold `source` (through a new file of a name no one can guess, renamed over it: a link planted at
- * `previous` is replaced, never written through): a hard link when `share` (the file being replaced, which nothing writes again),
- * else (or where links fail) a copy synced like the file itself, so that a file truncated in place never takes its
- * previous copy with it.
- */
-async function keepCopy(source: string, previous: string, share: boolean): Promise<void> {
-  const staged = `${previous}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
-  try {
-    let linked = false;
-    if (share) {
-      try {
-        await link(source, staged);
-        linked = true;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw err;
-      }
-    }
-    if (!linked) {
-      await copyFile(source, staged, constants.COPYFILE_EXCL);
-      const fh = await open(staged, constants.O_RDWR | constants.O_NOFOLLOW);
-      try {
-        await fh.datasync();
-      } finally {
-        await fh.close();
-      }
-    }
-    await rename(staged, previous);
-  } catch (err) {
-    await rm(staged, { force: true }).catch(() => undefined);
+    madeDirs.delete(dir); // the directory may have been removed behind our back: make it again next time
     throw err;
   }
 }
