@@ -232,7 +232,11 @@ export class SinkWorker {
         if (!this.abort.signal.aborted && this.queue.length > 0) next = this.prepare(this.takeBatch());
       }
       await sending;
-      await this.options.afterAck?.();
+      // The save is handed over before the producers waiting for room are let in: they parse the next page on the
+      // event loop at once, and a save started after that would wait for it, with the next batch behind the save.
+      const saved = this.options.afterAck?.();
+      this.wakeRoomWaiters();
+      await saved;
     }
   }
 
@@ -333,6 +337,10 @@ export class SinkWorker {
       }
       ticket.ack(n);
     }
+  }
+
+  /** Lets in the producers waiting for room (run() does, after each batch it delivered or gave up on). */
+  private wakeRoomWaiters(): void {
     const waiters = this.roomWaiters;
     this.roomWaiters = [];
     for (const w of waiters) w();
