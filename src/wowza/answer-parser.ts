@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { z } from 'zod';
+import { OnDemandThread } from '../base/on-demand-thread.js';
 import { assembleValue, type SlicedValue } from './answer-slices.js';
 import { validateAnswer, type AnswerOutcome } from './answer-validation.js';
 import { LIST_ANSWERS } from './schemas.js';
@@ -54,22 +54,31 @@ const NAMES = new Map<z.ZodType, string>(Object.entries(LIST_ANSWERS).map(([name
  * copy back holds the event loop for long.
  */
 export class AnswerParser {
-  private worker: Worker | undefined;
-  /** Threads that parsed a big answer: stopped once they have nothing queued (RESTART_AFTER_BYTES). */
-  private readonly restartWhenIdle = new WeakSet<Worker>();
-  private readonly pending = new Map<number, { resolve: (r: ParseResponse) => void; reject: (e: Error) => void }>();
+  private readonly thread: OnDemandThread<ParseRequest, ParseResponse> | undefined;
   private nextId = 1;
-  private idle: NodeJS.Timeout | undefined;
-  private readonly workerUrl: URL | undefined;
 
   constructor(url: URL = new URL('./answer-worker.js', import.meta.url)) {
     // Run from TypeScript sources (unit tests) there is no compiled thread: every answer is parsed on the event loop.
-    this.workerUrl = existsSync(fileURLToPath(url)) ? url : undefined;
+    this.thread = existsSync(fileURLToPath(url))
+      ? new OnDemandThread({
+          url,
+          resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
+          idleMs: IDLE_MS,
+          failure: ({ error, exitCode }) =>
+            new ParserThreadError(
+              error === undefined
+                ? `the parser's thread exited with code ${exitCode}`
+                : error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+                  ? `parsing it needed more than the parser's ${THREAD_HEAP_MB} MB`
+                  : `the parser's thread failed: ${error.message}`,
+            ),
+        })
+      : undefined;
   }
 
   /** Whether an answer of this size and schema goes to the thread. */
   usesThread(bytes: number, schema: z.ZodType): boolean {
-    return this.workerUrl !== undefined && bytes >= THREAD_MIN_BYTES && NAMES.has(schema);
+    return this.thread !== undefined && bytes >= THREAD_MIN_BYTES && NAMES.has(schema);
   }
 
   async parse(body: Buffer, schema: z.ZodType, maxItems: number): Promise<AnswerOutcome> {
@@ -77,15 +86,9 @@ export class AnswerParser {
     // Moved, not copied, when the body owns its memory (a body joined from chunks does): the caller is done with it.
     const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
     const bytes = own ? body : Uint8Array.prototype.slice.call(body);
-    const id = this.nextId++;
-    const request: ParseRequest = { id, body: bytes, schema: NAMES.get(schema)!, maxItems };
-    const response = await new Promise<ParseResponse>((resolve, reject) => {
-      const worker = this.thread();
-      if (body.length >= RESTART_AFTER_BYTES) this.restartWhenIdle.add(worker);
-      this.pending.set(id, { resolve, reject });
-      clearTimeout(this.idle);
-      worker.postMessage(request, [bytes.buffer as ArrayBuffer]);
-    });
+    const request: ParseRequest = { id: this.nextId++, body: bytes, schema: NAMES.get(schema)!, maxItems };
+    // A thread that parsed a big answer is stopped once it has nothing queued (RESTART_AFTER_BYTES).
+    const response = await this.thread!.request(request, [bytes.buffer as ArrayBuffer], body.length >= RESTART_AFTER_BYTES);
     if (!response.ok) {
       if ('error' in response) throw new Error(response.error);
       return response.outcome;
@@ -94,55 +97,7 @@ export class AnswerParser {
   }
 
   async close(): Promise<void> {
-    clearTimeout(this.idle);
-    const w = this.worker;
-    this.worker = undefined;
-    this.failAll(new ParserThreadError('the exporter is stopping'));
-    await w?.terminate();
-  }
-
-  private thread(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(this.workerUrl!, { resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } });
-    worker.unref(); // never what keeps the process alive
-    worker.on('message', (m: ParseResponse) => {
-      const p = this.pending.get(m.id);
-      this.pending.delete(m.id);
-      if (this.pending.size === 0) this.stopWhenIdle(worker);
-      p?.resolve(m);
-    });
-    const died = (why: string) => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      this.failAll(new ParserThreadError(why));
-    };
-    worker.on('error', (err: Error & { code?: string }) =>
-      died(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `parsing it needed more than the parser's ${THREAD_HEAP_MB} MB` : `the parser's thread failed: ${err.message}`),
-    );
-    worker.on('exit', (code) => died(`the parser's thread exited with code ${code}`));
-    this.worker = worker;
-    return worker;
-  }
-
-  private stopWhenIdle(worker: Worker): void {
-    clearTimeout(this.idle);
-    if (this.restartWhenIdle.delete(worker) && this.worker === worker) {
-      this.worker = undefined;
-      void worker.terminate().catch(() => undefined);
-      return;
-    }
-    this.idle = setTimeout(() => {
-      if (this.worker !== worker || this.pending.size > 0) return;
-      this.worker = undefined;
-      void worker.terminate().catch(() => undefined);
-    }, IDLE_MS);
-    this.idle.unref();
-  }
-
-  private failAll(err: Error): void {
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of pending) p.reject(err);
+    await this.thread?.close(new ParserThreadError('the exporter is stopping'));
   }
 }
 

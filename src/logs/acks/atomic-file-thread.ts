@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { OnDemandThread } from '../../base/on-demand-thread.js';
 import { keepCopySync, replaceFileSync, type ReplaceOptions, type Written } from './atomic-file.js';
 
 export type AtomicFileRequest =
@@ -34,15 +34,20 @@ class FileThreadError extends Error {
  * (tests run from the TypeScript sources) or it failed repeatedly, the operations run on the event loop.
  */
 export class AtomicFileThread {
-  private worker: Worker | undefined;
-  private readonly pending = new Map<number, { resolve: (r: AtomicFileResponse) => void; reject: (e: Error) => void }>();
+  private readonly thread: OnDemandThread<AtomicFileRequest, AtomicFileResponse> | undefined;
   private nextId = 1;
   private failures = 0;
-  private idle: NodeJS.Timeout | undefined;
-  private readonly workerUrl: URL | undefined;
 
   constructor(url: URL = new URL('./atomic-file-worker.js', import.meta.url)) {
-    this.workerUrl = existsSync(fileURLToPath(url)) ? url : undefined;
+    this.thread = existsSync(fileURLToPath(url))
+      ? new OnDemandThread({
+          url,
+          resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
+          idleMs: IDLE_MS,
+          failure: ({ error, exitCode }) => new FileThreadError(error ? `the file thread failed: ${error.message}` : `the file thread exited with code ${exitCode}`),
+          onDeath: () => this.failures++,
+        })
+      : undefined;
   }
 
   /** replaceFileSync, off the event loop. */
@@ -59,70 +64,16 @@ export class AtomicFileThread {
 
   /** Stops the thread (what it was doing fails); the next operation starts another. */
   async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = undefined;
-    clearTimeout(this.idle);
-    this.failAll(new FileThreadError('the file thread was stopped'));
-    await w?.terminate();
+    await this.thread?.close(new FileThreadError('the file thread was stopped'));
   }
 
   private threaded(): boolean {
-    return this.workerUrl !== undefined && this.failures < MAX_FAILURES;
+    return this.thread !== undefined && this.failures < MAX_FAILURES;
   }
 
-  private send(request: AtomicFileRequest): Promise<AtomicFileResponse> {
-    const worker = this.thread();
-    clearTimeout(this.idle);
-    // Held while it works: a save at shutdown, the last thing the process waits for, must end before the process does.
-    worker.ref();
-    return new Promise<AtomicFileResponse>((resolve, reject) => {
-      this.pending.set(request.id, { resolve, reject });
-      worker.postMessage(request);
-    }).then((r) => {
-      if (r.error) throw new FileThreadError(r.error.message, r.error.code);
-      return r;
-    });
-  }
-
-  private thread(): Worker {
-    if (this.worker) return this.worker;
-    // None of the process's own flags (a script given with -e, --cpu-prof, a debugger's): they are not this thread's.
-    const worker = new Worker(this.workerUrl!, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } });
-    worker.on('message', (r: AtomicFileResponse) => {
-      const p = this.pending.get(r.id);
-      this.pending.delete(r.id);
-      if (this.pending.size === 0) {
-        worker.unref();
-        this.stopWhenIdle(worker);
-      }
-      p?.resolve(r);
-    });
-    const died = (why: string) => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      this.failures++;
-      this.failAll(new FileThreadError(why));
-    };
-    worker.on('error', (err: Error) => died(`the file thread failed: ${err.message}`));
-    worker.on('exit', (code) => died(`the file thread exited with code ${code}`));
-    worker.unref(); // idle, never what keeps the process alive (unref after the listeners: adding one refs it)
-    this.worker = worker;
-    return worker;
-  }
-
-  private stopWhenIdle(worker: Worker): void {
-    clearTimeout(this.idle);
-    this.idle = setTimeout(() => {
-      if (this.worker !== worker || this.pending.size > 0) return;
-      this.worker = undefined;
-      void worker.terminate().catch(() => undefined);
-    }, IDLE_MS);
-    this.idle.unref();
-  }
-
-  private failAll(err: Error): void {
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of pending) p.reject(err);
+  private async send(request: AtomicFileRequest): Promise<AtomicFileResponse> {
+    const r = await this.thread!.request(request);
+    if (r.error) throw new FileThreadError(r.error.message, r.error.code);
+    return r;
   }
 }
