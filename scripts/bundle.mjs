@@ -83,6 +83,8 @@ const bundle = await rolldown({
     'answer-worker': `${root}src/wowza/answer-worker.ts`,
     // Started by src/config/target-file-thread.ts as `./target-file-worker.js` beside its own chunk.
     'target-file-worker': `${root}src/config/target-file-worker.ts`,
+    // Started by src/logs/acks/atomic-file-thread.ts as `./atomic-file-worker.js` beside its own chunk.
+    'atomic-file-worker': `${root}src/logs/acks/atomic-file-worker.ts`,
   },
   platform: 'node',
   plugins: [leaveOut],
