@@ -29,15 +29,23 @@ interface StreamOfEntries {
  */
 function streamsOf(entries: readonly LogEntry[], staticLabels: Readonly<Record<string, string>>): StreamOfEntries[] {
   const streams = new Map<string, StreamOfEntries & { seq: number[] }>();
+  let last: (StreamOfEntries & { seq: number[] }) | undefined;
+  let prev: LogEntry | undefined;
   entries.forEach((e, i) => {
-    const key = `${e.server}\u0000${e.logType}\u0000${e.severity}`;
-    let s = streams.get(key);
+    // Lines of one stream come in runs (one log, mostly one severity): the run's stream is kept, not looked up again.
+    let s = prev !== undefined && e.server === prev.server && e.logType === prev.logType && e.severity === prev.severity ? last : undefined;
     if (!s) {
-      s = { labels: { ...staticLabels, server: e.server, log_type: e.logType, severity: e.severity }, entries: [], seq: [] };
-      streams.set(key, s);
+      const key = `${e.server}\u0000${e.logType}\u0000${e.severity}`;
+      s = streams.get(key);
+      if (!s) {
+        s = { labels: { ...staticLabels, server: e.server, log_type: e.logType, severity: e.severity }, entries: [], seq: [] };
+        streams.set(key, s);
+      }
     }
     s.entries.push(e);
     s.seq.push(i);
+    last = s;
+    prev = e;
   });
   return [...streams.values()].map((s) => {
     let sorted = true;
