@@ -45,27 +45,45 @@ export function replaceFileSync(path: string, text: string, options: ReplaceOpti
     if (previous !== undefined && !kept) keepCopySync(tmp, previous, false);
     renameSync(tmp, path);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    removeQuietly(tmp);
     throw err;
   }
   return written;
 }
 
+/** Removes a file of ours after a failure; a failure to remove it must not hide the one being reported. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // left behind: its name is ours alone, and nothing reads it
+  }
+}
+
 /** Creates `path` (which must not exist, and is never reached through a link) holding `bytes`, synced, mode FILE_MODE. */
 function writeSynced(path: string, bytes: Buffer): Written {
   const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, FILE_MODE);
+  // Closed once only, even when the close fails: another thread of the process may get the same number at once.
+  let open = true;
   try {
     for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
     const { ino, mode } = fstatSync(fd);
     // The umask can only have taken bits away from FILE_MODE; they are put back before anyone can see the file.
     if ((mode & 0o777) !== FILE_MODE) fchmodSync(fd, FILE_MODE);
     fdatasyncSync(fd);
+    open = false;
+    closeSync(fd);
     return { ino, size: bytes.length };
   } catch (err) {
-    rmSync(path, { force: true });
+    if (open) {
+      try {
+        closeSync(fd);
+      } catch {
+        // the failure being reported is the one that matters
+      }
+    }
+    removeQuietly(path);
     throw err;
-  } finally {
-    closeSync(fd);
   }
 }
 
@@ -110,7 +128,7 @@ export function keepCopySync(source: string, previous: string, share: boolean): 
     }
     renameSync(staged, previous);
   } catch (err) {
-    rmSync(staged, { force: true });
+    removeQuietly(staged);
     throw err;
   }
 }
