@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 export interface OnDemandThreadOptions {
@@ -8,7 +10,7 @@ export interface OnDemandThreadOptions {
   idleMs: number;
   /** What a request waiting for an answer fails with when the thread errs or exits (`why` says how). */
   failure: (why: { error?: Error & { code?: string }; exitCode?: number }) => Error;
-  /** Told when the thread died with requests or none under way (not when it was stopped). */
+  /** Told when the thread could not start or died, with requests or none under way (not when it was stopped). */
   onDeath?: () => void;
 }
 
@@ -26,6 +28,14 @@ export class OnDemandThread<Req extends { id: number }, Res extends { id: number
   private readonly stopWhenDone = new WeakSet<Worker>();
 
   constructor(private readonly o: OnDemandThreadOptions) {}
+
+  /**
+   * The thread of a compiled worker, or undefined where there is none: run from the TypeScript sources (unit tests),
+   * its callers do the work on the event loop.
+   */
+  static ifCompiled<Req extends { id: number }, Res extends { id: number }>(o: OnDemandThreadOptions): OnDemandThread<Req, Res> | undefined {
+    return existsSync(fileURLToPath(o.url)) ? new OnDemandThread<Req, Res>(o) : undefined;
+  }
 
   /** Sends `request` (moving `transfer`); with `stopAfter`, the thread stops once it has nothing more queued. */
   request(request: Req, transfer: readonly ArrayBuffer[] = [], stopAfter = false): Promise<Res> {
@@ -50,7 +60,13 @@ export class OnDemandThread<Req extends { id: number }, Res extends { id: number
 
   private thread(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(this.o.url, { execArgv: [], resourceLimits: this.o.resourceLimits });
+    let worker: Worker;
+    try {
+      worker = new Worker(this.o.url, { execArgv: [], resourceLimits: this.o.resourceLimits });
+    } catch (err) {
+      this.o.onDeath?.();
+      throw this.o.failure({ error: err as Error & { code?: string } });
+    }
     worker.on('message', (r: Res) => {
       const p = this.pending.get(r.id);
       this.pending.delete(r.id);

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { OnDemandThread } from '../base/on-demand-thread.js';
 import { assembleValue, type SlicedValue } from './answer-slices.js';
@@ -59,21 +57,19 @@ export class AnswerParser {
 
   constructor(url: URL = new URL('./answer-worker.js', import.meta.url)) {
     // Run from TypeScript sources (unit tests) there is no compiled thread: every answer is parsed on the event loop.
-    this.thread = existsSync(fileURLToPath(url))
-      ? new OnDemandThread({
-          url,
-          resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
-          idleMs: IDLE_MS,
-          failure: ({ error, exitCode }) =>
-            new ParserThreadError(
-              error === undefined
-                ? `the parser's thread exited with code ${exitCode}`
-                : error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-                  ? `parsing it needed more than the parser's ${THREAD_HEAP_MB} MB`
-                  : `the parser's thread failed: ${error.message}`,
-            ),
-        })
-      : undefined;
+    this.thread = OnDemandThread.ifCompiled({
+      url,
+      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
+      idleMs: IDLE_MS,
+      failure: ({ error, exitCode }) =>
+        new ParserThreadError(
+          error === undefined
+            ? `the parser's thread exited with code ${exitCode}`
+            : error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? `parsing it needed more than the parser's ${THREAD_HEAP_MB} MB`
+              : `the parser's thread failed: ${error.message}`,
+        ),
+    });
   }
 
   /** Whether an answer of this size and schema goes to the thread. */

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { OnDemandThread } from '../../base/on-demand-thread.js';
 import { keepCopySync, replaceFileSync, type ReplaceOptions, type Written } from './atomic-file.js';
 
@@ -39,15 +37,13 @@ export class AtomicFileThread {
   private failures = 0;
 
   constructor(url: URL = new URL('./atomic-file-worker.js', import.meta.url)) {
-    this.thread = existsSync(fileURLToPath(url))
-      ? new OnDemandThread({
-          url,
-          resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
-          idleMs: IDLE_MS,
-          failure: ({ error, exitCode }) => new FileThreadError(error ? `the file thread failed: ${error.message}` : `the file thread exited with code ${exitCode}`),
-          onDeath: () => this.failures++,
-        })
-      : undefined;
+    this.thread = OnDemandThread.ifCompiled({
+      url,
+      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
+      idleMs: IDLE_MS,
+      failure: ({ error, exitCode }) => new FileThreadError(error ? `the file thread failed: ${error.message}` : `the file thread exited with code ${exitCode}`),
+      onDeath: () => this.failures++,
+    });
   }
 
   /** replaceFileSync, off the event loop. */

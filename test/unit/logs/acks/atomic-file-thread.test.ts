@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AtomicFileThread } from '../../../../src/logs/acks/atomic-file-thread.js';
 
@@ -61,6 +61,17 @@ describe('the file thread (runs what npm run build compiled)', () => {
     await files.keepCopy(join(dir, 'positions.json'), join(dir, 'positions.json.corrupt'), false);
     expect(readFileSync(join(dir, 'positions.json.corrupt'), 'utf8')).toBe('broken');
     expect(lstatSync(join(dir, 'positions.json.corrupt')).ino).not.toBe(lstatSync(join(dir, 'positions.json')).ino);
+  });
+
+  it('a thread that keeps failing is given up after three tries: the saves fail with the reason, then run on the event loop', async () => {
+    const broken = join(dir, 'broken-worker.mjs');
+    writeFileSync(broken, "throw new Error('cannot start');\n");
+    const failing = new AtomicFileThread(pathToFileURL(broken));
+    const path = join(dir, 'positions.json');
+    for (let i = 0; i < 3; i++) await expect(failing.replace(path, 'x\n')).rejects.toThrow(/the file thread failed: cannot start/);
+    expect(existsSync(path)).toBe(false);
+    await failing.replace(path, 'saved\n');
+    expect(readFileSync(path, 'utf8')).toBe('saved\n');
   });
 
   it('a process whose last act is a save waits for it, and does not wait for the idle thread after', () => {
