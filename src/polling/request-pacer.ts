@@ -1,12 +1,35 @@
+import { WowzaTimeoutError } from '../wowza/errors.js';
 import type { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { pacedRate, type PacedRate } from './request-budget.js';
 
-/** A request the pacer never sent: its poll ended (deadline, server removed) while it waited for the budget. */
+/**
+ * A request the budget kept from the server: never sent, its poll ended (deadline, server removed) while it waited;
+ * or, with `cause`, held so long that the poll's deadline cut it before its own timeout (see heldBackFailure).
+ */
 export class BudgetWaitError extends Error {
   readonly kind = 'budget_wait';
-  constructor(why = 'its poll deadline passed first') {
-    super(`request not sent: it was waiting for its share of poll.max_requests_per_second and ${why}`);
+  constructor(why = 'its poll deadline passed first', cause?: Error) {
+    super(
+      cause
+        ? `request held back ${why} by poll.max_requests_per_second: ${cause.message}`
+        : `request not sent: it was waiting for its share of poll.max_requests_per_second and ${why}`,
+      cause ? { cause } : undefined,
+    );
   }
+}
+
+/**
+ * What a failed request says about the server. One the budget held back, then sent with less than its own timeout left
+ * before the poll's deadline, which cut it, was not given the time every request is allowed: had it been sent when it
+ * was asked for, its timeout would have run out within the poll. Its silence says nothing about the server (after an
+ * outage, every collector's first poll comes at once and waits for the budget), so it is a budget wait, not a timeout
+ * that sets `wowza_up` to 0. A request sent on time still times out on its own first: a server that does not answer is
+ * still down.
+ */
+export function heldBackFailure(err: unknown, held: { askedAt: number; sentAt: number }, timeoutMs: number, now: number): unknown {
+  if (!(err instanceof WowzaTimeoutError) || !err.cutByPollDeadline) return err;
+  if (now - held.sentAt >= timeoutMs || now - held.askedAt < timeoutMs) return err;
+  return new BudgetWaitError(`${Math.round(held.sentAt - held.askedAt)} ms`, err);
 }
 
 interface Waiter {
@@ -58,6 +81,8 @@ export class RequestPacer {
     budgetPerSecond: number,
     private readonly limiter: ConcurrencyLimiter,
     private readonly now: () => number = () => performance.now(),
+    /** The server's request timeout, for heldBackFailure. */
+    private readonly requestTimeoutMs = Infinity,
   ) {
     this.rate = budgetPerSecond > 0 ? pacedRate(budgetPerSecond) : undefined;
     this.tokens = this.rate?.burst ?? 0;
@@ -79,6 +104,7 @@ export class RequestPacer {
     if (!this.rate) return this.limiter.run(fn);
     if (this.closed) return Promise.reject(new BudgetWaitError('the server is no longer polled'));
     if (signal?.aborted) return Promise.reject(new BudgetWaitError());
+    const askedAt = this.now();
     return new Promise<T>((resolve, reject) => {
       const l = this.laneOf(lane);
       const waiter: Waiter = {
@@ -86,9 +112,10 @@ export class RequestPacer {
         signal,
         start: () => {
           this.unwatch(waiter);
+          const sentAt = this.now();
           this.limiter
             .run(fn)
-            .then(resolve, reject)
+            .then(resolve, (err: unknown) => reject(heldBackFailure(err, { askedAt, sentAt }, this.requestTimeoutMs, this.now())))
             .finally(() => this.pump());
         },
         fail: (err) => {

@@ -402,7 +402,7 @@ export class WowzaClient {
     if (deadline.timedOut) return new WowzaTimeoutError(site, this.target.timeoutMs);
     // The poll's (or probe's) deadline passed while the server had not answered: as much a timeout as the request's
     // own, and a server that answers nothing in time is not up.
-    if (caller?.aborted && isTimeout(caller.reason)) return new WowzaTimeoutError(site, this.target.timeoutMs, 'before the poll deadline');
+    if (caller?.aborted && isTimeout(caller.reason)) return new WowzaTimeoutError(site, this.target.timeoutMs, 'before the poll deadline', true);
     if (caller?.aborted) return new WowzaAbortedError(site);
     const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
     const code = e.code && e.code !== 'UND_ERR_SOCKET' ? e.code : (e.cause?.code ?? e.code);

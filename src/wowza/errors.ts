@@ -49,7 +49,13 @@ export class WowzaHttpError extends WowzaError {
 
 export class WowzaTimeoutError extends WowzaError {
   readonly kind = 'timeout';
-  constructor(site: CallSite, readonly timeoutMs: number, within = `within ${timeoutMs} ms`) {
+  constructor(
+    site: CallSite,
+    readonly timeoutMs: number,
+    within = `within ${timeoutMs} ms`,
+    /** The poll's deadline cut the request before its own timeout ran out (see heldBackFailure). */
+    readonly cutByPollDeadline = false,
+  ) {
     super(`${site.endpoint} did not answer ${within} (${site.url})`, site);
   }
 }

@@ -1,6 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConcurrencyLimiter } from '../../../src/polling/concurrency-limiter.js';
 import { BudgetWaitError, RequestPacer } from '../../../src/polling/request-pacer.js';
+import { timedPoll } from '../../../src/polling/poll-result.js';
+import { MetricSet } from '../../../src/metrics/metric-set.js';
+import { WowzaTimeoutError } from '../../../src/wowza/errors.js';
 
 describe('the request pacer', () => {
   beforeEach(() => vi.useFakeTimers());
@@ -67,5 +70,44 @@ describe('the request pacer', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+
+  describe('a request the budget held back until its poll deadline cut it', () => {
+    const site = { server: 'edge', endpoint: 'vhost', url: 'http://edge:8087/v2/servers/_defaultServer_/vhosts/_defaultVHost_/monitoring/current' };
+    const cut = () => new WowzaTimeoutError(site, 800, 'before the poll deadline', true);
+    const ownTimeout = () => new WowzaTimeoutError(site, 800);
+    /** One request of a poll (deadline 900 ms, request timeout 800 ms) on a server of one slot, another lane holding it `holdMs`. */
+    async function poll(holdMs: number, failAfterMs: number, failure: () => Error) {
+      const pacer = new RequestPacer(50, new ConcurrencyLimiter({ fixed: 1 }), () => Date.now(), 800);
+      if (holdMs > 0) void pacer.run('stream', undefined, () => new Promise((r) => setTimeout(r, holdMs)));
+      const result = timedPoll('vhost', async () => {
+        await pacer.run('vhost', undefined, () => new Promise((_, reject) => setTimeout(() => reject(failure()), failAfterMs)));
+        return new MetricSet();
+      });
+      await vi.advanceTimersByTimeAsync(2_000);
+      return result;
+    }
+
+    it('held 650 ms and cut 250 ms after it left: a budget wait, and the server counts as reached (wowza_up stays 1)', async () => {
+      const r = await poll(650, 250, cut);
+      expect(r.error).toBeInstanceOf(BudgetWaitError);
+      expect(r.error!.message).toBe(`request held back 650 ms by poll.max_requests_per_second: ${cut().message}`);
+      expect((r.error!.cause as Error).message).toMatch(/before the poll deadline/);
+      expect(r.reached).toBe(true);
+    });
+
+    it('a request that had its full timeout is still a timeout: one sent at once, or asked for too late in its poll, or cut by its own timeout', async () => {
+      // Sent at once; the poll's deadline cut it after 900 ms (its auth's retries took the time): not held back.
+      expect((await poll(0, 900, cut)).reached).toBe(false);
+      // Held 300 ms, cut 300 ms after it left: 600 ms after it was asked for, less than its 800 ms timeout, so the
+      // deadline would have cut it anyway.
+      const late = await poll(300, 300, cut);
+      expect(late.error).toBeInstanceOf(WowzaTimeoutError);
+      expect(late.reached).toBe(false);
+      // Held, then timed out on its own: the server had its 800 ms.
+      const slow = await poll(650, 800, ownTimeout);
+      expect(slow.error).toBeInstanceOf(WowzaTimeoutError);
+      expect(slow.reached).toBe(false);
+    });
   });
 });

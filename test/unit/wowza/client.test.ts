@@ -166,12 +166,16 @@ describe('WowzaClient', () => {
     const err = await c.machineCurrent(AbortSignal.timeout(200)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WowzaTimeoutError);
     expect((err as Error).message).toMatch(/did not answer before the poll deadline/);
+    // Marked as such, so the poller can tell a request its budget held back (see heldBackFailure).
+    expect((err as WowzaTimeoutError).cutByPollDeadline).toBe(true);
     // Cancelled for another reason (a probe whose caller hung up): aborted, not a timeout.
     const gone = new AbortController();
     setTimeout(() => gone.abort(), 100);
     expect(((await c.machineCurrent(gone.signal).catch((e: unknown) => e)) as { kind: string }).kind).toBe('aborted');
     const quick = new WowzaClient(target({ timeoutMs: 200 }));
-    expect(await quick.machineCurrent(AbortSignal.timeout(5000)).catch((e: unknown) => e)).toBeInstanceOf(WowzaTimeoutError);
+    const own = await quick.machineCurrent(AbortSignal.timeout(5000)).catch((e: unknown) => e);
+    expect(own).toBeInstanceOf(WowzaTimeoutError);
+    expect((own as WowzaTimeoutError).cutByPollDeadline).toBe(false);
     await Promise.all([c.close(), quick.close()]);
   });
 
