@@ -4,14 +4,15 @@ import { pacedRate, type PacedRate } from './request-budget.js';
 
 /**
  * A request the budget kept from the server: never sent, its poll ended (deadline, server removed) while it waited;
- * or, with `cause`, held so long that the poll's deadline cut it before its own timeout (see heldBackFailure).
+ * or, with `cause`, held (for the budget or a concurrency slot) so long that the poll's deadline cut it before its own
+ * timeout could run out (see heldBackFailure).
  */
 export class BudgetWaitError extends Error {
   readonly kind = 'budget_wait';
   constructor(why = 'its poll deadline passed first', cause?: Error) {
     super(
       cause
-        ? `request held back ${why} by poll.max_requests_per_second: ${cause.message}`
+        ? `request held back ${why} by the exporter's own limits (poll.max_requests_per_second, the concurrency limit): ${cause.message}`
         : `request not sent: it was waiting for its share of poll.max_requests_per_second and ${why}`,
       cause ? { cause } : undefined,
     );
@@ -19,16 +20,16 @@ export class BudgetWaitError extends Error {
 }
 
 /**
- * What a failed request says about the server. One the budget held back, then sent with less than its own timeout left
- * before the poll's deadline, which cut it, was not given the time every request is allowed: had it been sent when it
+ * What a failed request says about the server. One the exporter held back (for the budget or a concurrency slot), then
+ * sent with less than its own timeout left before the poll's deadline, which cut it, was not given the time every request is allowed: had it been sent when it
  * was asked for, its timeout would have run out within the poll. Its silence says nothing about the server (after an
  * outage, every collector's first poll comes at once and waits for the budget), so it is a budget wait, not a timeout
  * that sets `wowza_up` to 0. A request sent on time still times out on its own first: a server that does not answer is
  * still down.
  */
-export function heldBackFailure(err: unknown, held: { askedAt: number; sentAt: number }, timeoutMs: number, now: number): unknown {
+export function heldBackFailure(err: unknown, held: { askedAt: number; sentAt: number }, now: number): unknown {
   if (!(err instanceof WowzaTimeoutError) || !err.cutByPollDeadline) return err;
-  if (now - held.sentAt >= timeoutMs || now - held.askedAt < timeoutMs) return err;
+  if (now - held.sentAt >= err.timeoutMs || now - held.askedAt < err.timeoutMs) return err;
   return new BudgetWaitError(`${Math.round(held.sentAt - held.askedAt)} ms`, err);
 }
 
@@ -81,8 +82,6 @@ export class RequestPacer {
     budgetPerSecond: number,
     private readonly limiter: ConcurrencyLimiter,
     private readonly now: () => number = () => performance.now(),
-    /** The server's request timeout, for heldBackFailure. */
-    private readonly requestTimeoutMs = Infinity,
   ) {
     this.rate = budgetPerSecond > 0 ? pacedRate(budgetPerSecond) : undefined;
     this.tokens = this.rate?.burst ?? 0;
@@ -101,10 +100,16 @@ export class RequestPacer {
 
   /** Runs `fn` (one request) when the budget and a concurrency slot allow; refused once `signal` aborts before that. */
   run<T>(lane: string, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
-    if (!this.rate) return this.limiter.run(fn);
+    const held = { askedAt: this.now(), sentAt: 0 };
+    // Timed where it starts, inside the limiter: a request may wait there for a slot too.
+    const send = () => {
+      held.sentAt = this.now();
+      return fn();
+    };
+    const failure = (err: unknown) => heldBackFailure(err, held, this.now());
+    if (!this.rate) return this.limiter.run(send).catch((err: unknown) => Promise.reject(failure(err)));
     if (this.closed) return Promise.reject(new BudgetWaitError('the server is no longer polled'));
     if (signal?.aborted) return Promise.reject(new BudgetWaitError());
-    const askedAt = this.now();
     return new Promise<T>((resolve, reject) => {
       const l = this.laneOf(lane);
       const waiter: Waiter = {
@@ -112,10 +117,9 @@ export class RequestPacer {
         signal,
         start: () => {
           this.unwatch(waiter);
-          const sentAt = this.now();
           this.limiter
-            .run(fn)
-            .then(resolve, (err: unknown) => reject(heldBackFailure(err, { askedAt, sentAt }, this.requestTimeoutMs, this.now())))
+            .run(send)
+            .then(resolve, (err: unknown) => reject(failure(err)))
             .finally(() => this.pump());
         },
         fail: (err) => {

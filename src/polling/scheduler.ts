@@ -10,6 +10,7 @@ import { errorReason, type ObjectSummary } from '../collectors/object-errors.js'
 import { pollDeadlineMs } from '../config/poll-deadline.js';
 import { EXPECTED_SET, expectedStreamsSet } from '../collectors/expected-streams.js';
 import { RequestDeadline } from '../base/request-deadline.js';
+import { BudgetWaitError } from './request-pacer.js';
 import { runCollector, type PollResult } from './poll-result.js';
 import { ServerSession } from './server-session.js';
 import { DISCOVERY, type StretchedInterval } from './request-budget.js';
@@ -539,7 +540,11 @@ export class Scheduler {
     const wasDown = said !== undefined && said !== UP;
     // A poll sent during the outage that ends after the server answered again is old news: set aside like the others.
     const stale = !result.reached && started < (this.recoveredAt.get(server) ?? -Infinity);
-    byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, ...(stale ? { setAside: true } : {}), ...(result.error ? { error: result.error } : {}) });
+    // A poll the exporter's own limits kept from the server (a budget wait, and no answer from it) says nothing of the
+    // server: the collector's outcome before stands. Such polls neither take the server down, nor bring it back, nor
+    // make it look like something other than the REST API, and while it is out they do not end the one-prober mode.
+    const saysNothing = result.error instanceof BudgetWaitError && result.answered !== true;
+    if (!saysNothing) byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, ...(stale ? { setAside: true } : {}), ...(result.error ? { error: result.error } : {}) });
     let failedMeanwhile = this.failedWhileDown.get(server);
     if (!result.reached && !stale) {
       if (!failedMeanwhile) this.failedWhileDown.set(server, (failedMeanwhile = new Set()));
@@ -559,7 +564,8 @@ export class Scheduler {
       jobs[0]?.spec.invalidate?.();
       for (const j of jobs) if (j.spec.collector !== collector) void this.run(j);
     }
-    const state = this.serverState(server)!;
+    const state = this.serverState(server);
+    if (!state) return undefined; // nothing but budget waits yet
     if (state.up) this.failedWhileDown.delete(server);
     this.sayState(server, state);
     return state;

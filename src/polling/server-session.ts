@@ -63,7 +63,7 @@ export class ServerSession {
     this.budget = config.poll.max_requests_per_second;
     this.configured = configured;
     this.limiter = limiterFor(config, self ? (n) => self.concurrencyLimit.set({ server }, n) : undefined);
-    this.pacer = new RequestPacer(this.budget, this.limiter, undefined, target.timeoutMs);
+    this.pacer = new RequestPacer(this.budget, this.limiter);
     this.client = sessionClient(target, this.limiter, {
       onRequest: (endpoint, code, seconds) => self?.observeRequest(server, endpoint, code, seconds),
       onChallenge: (reason) => self?.authChallenges.inc({ server, reason }),

@@ -72,13 +72,16 @@ describe('the request pacer', () => {
     }
   });
 
-  describe('a request the budget held back until its poll deadline cut it', () => {
+  describe('a request the exporter held back (budget, concurrency slot) until its poll deadline cut it', () => {
     const site = { server: 'edge', endpoint: 'vhost', url: 'http://edge:8087/v2/servers/_defaultServer_/vhosts/_defaultVHost_/monitoring/current' };
     const cut = () => new WowzaTimeoutError(site, 800, 'before the poll deadline', true);
     const ownTimeout = () => new WowzaTimeoutError(site, 800);
-    /** One request of a poll (deadline 900 ms, request timeout 800 ms) on a server of one slot, another lane holding it `holdMs`. */
-    async function poll(holdMs: number, failAfterMs: number, failure: () => Error) {
-      const pacer = new RequestPacer(50, new ConcurrencyLimiter({ fixed: 1 }), () => Date.now(), 800);
+    /**
+     * One request of a poll (deadline 900 ms, request timeout 800 ms) on a server of one slot, another lane holding the
+     * slot `holdMs`; with a budget of 50 a second, or none (the request then waits in the concurrency limiter's queue).
+     */
+    async function poll(holdMs: number, failAfterMs: number, failure: () => Error, budget = 50) {
+      const pacer = new RequestPacer(budget, new ConcurrencyLimiter({ fixed: 1 }), () => Date.now());
       if (holdMs > 0) void pacer.run('stream', undefined, () => new Promise((r) => setTimeout(r, holdMs)));
       const result = timedPoll('vhost', async () => {
         await pacer.run('vhost', undefined, () => new Promise((_, reject) => setTimeout(() => reject(failure()), failAfterMs)));
@@ -88,13 +91,15 @@ describe('the request pacer', () => {
       return result;
     }
 
-    it('held 650 ms and cut 250 ms after it left: a budget wait, and the server counts as reached (wowza_up stays 1)', async () => {
-      const r = await poll(650, 250, cut);
-      expect(r.error).toBeInstanceOf(BudgetWaitError);
-      expect(r.error!.message).toBe(`request held back 650 ms by poll.max_requests_per_second: ${cut().message}`);
-      expect((r.error!.cause as Error).message).toMatch(/before the poll deadline/);
-      expect(r.reached).toBe(true);
-    });
+    for (const budget of [50, 0]) {
+      it(`held 650 ms and cut 250 ms after it left: a budget wait, and the server counts as reached (wowza_up stays 1); budget ${budget}`, async () => {
+        const r = await poll(650, 250, cut, budget);
+        expect(r.error).toBeInstanceOf(BudgetWaitError);
+        expect(r.error!.message).toBe(`request held back 650 ms by the exporter's own limits (poll.max_requests_per_second, the concurrency limit): ${cut().message}`);
+        expect((r.error!.cause as Error).message).toMatch(/before the poll deadline/);
+        expect(r.reached).toBe(true);
+      });
+    }
 
     it('a request that had its full timeout is still a timeout: one sent at once, or asked for too late in its poll, or cut by its own timeout', async () => {
       // Sent at once; the poll's deadline cut it after 900 ms (its auth's retries took the time): not held back.
@@ -108,6 +113,10 @@ describe('the request pacer', () => {
       const slow = await poll(650, 800, ownTimeout);
       expect(slow.error).toBeInstanceOf(WowzaTimeoutError);
       expect(slow.reached).toBe(false);
+      // Held as long, ended as soon, but by a timeout of its own, not the poll's deadline: a timeout.
+      const own = await poll(650, 250, ownTimeout);
+      expect(own.error).toBeInstanceOf(WowzaTimeoutError);
+      expect(own.reached).toBe(false);
     });
   });
 });

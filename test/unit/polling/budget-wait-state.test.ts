@@ -1,0 +1,105 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/base/logger.js';
+import { LogsConfigSchema } from '../../../src/config/logs.js';
+import { ConfigSchema } from '../../../src/config/schema.js';
+import { MetricSet } from '../../../src/metrics/metric-set.js';
+import { createSelfMetrics } from '../../../src/metrics/self-metrics.js';
+import { SnapshotStore } from '../../../src/metrics/snapshot-store.js';
+import { timedPoll, type PollResult } from '../../../src/polling/poll-result.js';
+import { BudgetWaitError } from '../../../src/polling/request-pacer.js';
+import { Scheduler } from '../../../src/polling/scheduler.js';
+import { WowzaTimeoutError } from '../../../src/wowza/errors.js';
+
+/**
+ * A poll the exporter's own limits kept from the server (a budget wait) says nothing of the server: it neither takes
+ * it down, nor brings it back, nor makes it look like something other than the REST API.
+ */
+
+const site = { server: 'edge', endpoint: '/v2/machine/monitoring/current', url: 'http://edge:8087/v2/machine/monitoring/current' };
+type Outcome = 'answers' | 'hangs' | 'budget_wait';
+
+async function outcome(kind: Outcome): Promise<PollResult> {
+  const result = await timedPoll('x', async () => {
+    if (kind === 'hangs') throw new WowzaTimeoutError(site, 800);
+    if (kind === 'budget_wait') throw new BudgetWaitError();
+    return new MetricSet();
+  });
+  // What runCollector adds: whether a request of the poll got an answer of the REST API's shape.
+  return { ...result, rest: result.ok, answered: result.ok };
+}
+
+function harness() {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const destination = new Writable({ write: (c: Buffer, _e, cb) => cb(void lines.push(JSON.parse(c.toString('utf8')) as { level: number; msg: string })) });
+  const scheduler = new Scheduler({
+    config: ConfigSchema.parse({ logs: LogsConfigSchema.parse({}) }),
+    collectors: [],
+    intervalOf: () => 3_600_000,
+    self: createSelfMetrics(),
+    store: new SnapshotStore(),
+    logger: createLogger({ level: 'info', destination }),
+  });
+  const next = new Map<string, Outcome>();
+  const polled = new Map<string, number>();
+  for (const collector of ['machine', 'vhost']) {
+    scheduler.addJob({
+      server: 'edge',
+      collector,
+      intervalMs: 3_600_000, // polled by hand (refresh) only, after the first poll at start
+      setsUp: true,
+      poll: async () => {
+        polled.set(collector, (polled.get(collector) ?? 0) + 1);
+        return { ...(await outcome(next.get(collector) ?? 'answers')), collector };
+      },
+    });
+  }
+  const poll = async (collector: string, kind: Outcome) => {
+    next.set(collector, kind);
+    await scheduler.refresh('edge', [collector]);
+  };
+  const downLines = () => lines.filter((l) => l.msg.startsWith('server down')).map((l) => l.msg);
+  return { scheduler, poll, polled, next, downLines, lines };
+}
+
+describe('a budget wait and wowza_up', () => {
+  it('does not take an answering server down, nor say it is not the REST API', async () => {
+    const { scheduler, poll, downLines } = harness();
+    scheduler.start();
+    await scheduler.firstCycle;
+    expect(scheduler.reached('edge')).toBe(true);
+    await poll('machine', 'budget_wait');
+    await poll('vhost', 'budget_wait');
+    expect(scheduler.reached('edge')).toBe(true);
+    expect(downLines()).toEqual([]);
+    await scheduler.stop();
+  });
+
+  it('keeps a server that does not answer down for its timeout, one line, and the other collectors waiting for the prober', async () => {
+    const { scheduler, poll, polled, next, downLines } = harness();
+    scheduler.start();
+    await scheduler.firstCycle;
+    await poll('machine', 'hangs');
+    await poll('vhost', 'hangs');
+    expect(scheduler.reached('edge')).toBe(false);
+    expect(downLines()).toHaveLength(1);
+    expect(downLines()[0]).toMatch(/did not answer within 800 ms/);
+    // Budget waits meanwhile: still down for the same reason, no line saying it is something else than the REST API.
+    await poll('machine', 'budget_wait');
+    await poll('vhost', 'budget_wait');
+    expect(scheduler.reached('edge')).toBe(false);
+    expect(scheduler.downReason('edge')?.cause).toMatch(/did not answer within 800 ms/);
+    expect(downLines()).toHaveLength(1);
+    // While the server is out, only the first collector asks it: the vhost poll waits for machine's answer.
+    const before = polled.get('vhost');
+    await poll('vhost', 'hangs');
+    expect(polled.get('vhost')).toBe(before);
+    // machine answers: the server is back, and the others poll at once.
+    next.set('vhost', 'answers');
+    await poll('machine', 'answers');
+    await scheduler.refresh('edge', ['vhost']);
+    expect(scheduler.reached('edge')).toBe(true);
+    expect(downLines()).toHaveLength(1);
+    await scheduler.stop();
+  });
+});
