@@ -14,8 +14,11 @@ export interface OnDemandThreadOptions {
   onDeath?: () => void;
 }
 
+/** A request as its caller gives it: the thread numbers it. */
+export type Unnumbered<Req> = Req extends unknown ? Omit<Req, 'id'> : never;
+
 /**
- * One worker thread, started by the first request and stopped when idle, answering requests by id. It holds the
+ * One worker thread, started by the first request and stopped when idle, answering requests by the id it gives them. It holds the
  * process only while it works: a request made as the process's last act is answered before the process ends, and an
  * idle thread never keeps it. It runs with none of the process's own flags (a script given with -e, --cpu-prof, a
  * debugger's): they are not the thread's.
@@ -26,6 +29,7 @@ export class OnDemandThread<Req extends { id: number }, Res extends { id: number
   private idle: NodeJS.Timeout | undefined;
   /** Threads to stop as soon as they have nothing queued (they parsed something that left a big heap behind). */
   private readonly stopWhenDone = new WeakSet<Worker>();
+  private nextId = 1;
 
   constructor(private readonly o: OnDemandThreadOptions) {}
 
@@ -37,8 +41,9 @@ export class OnDemandThread<Req extends { id: number }, Res extends { id: number
     return existsSync(fileURLToPath(o.url)) ? new OnDemandThread<Req, Res>(o) : undefined;
   }
 
-  /** Sends `request` (moving `transfer`); with `stopAfter`, the thread stops once it has nothing more queued. */
-  request(request: Req, transfer: readonly ArrayBuffer[] = [], stopAfter = false): Promise<Res> {
+  /** Sends `body` (moving `transfer`); with `stopAfter`, the thread stops once it has nothing more queued. */
+  request(body: Unnumbered<Req>, transfer: readonly ArrayBuffer[] = [], stopAfter = false): Promise<Res> {
+    const request = { ...body, id: this.nextId++ };
     return new Promise<Res>((resolve, reject) => {
       const worker = this.thread();
       if (stopAfter) this.stopWhenDone.add(worker);

@@ -53,7 +53,6 @@ const NAMES = new Map<z.ZodType, string>(Object.entries(LIST_ANSWERS).map(([name
  */
 export class AnswerParser {
   private readonly thread: OnDemandThread<ParseRequest, ParseResponse> | undefined;
-  private nextId = 1;
 
   constructor(url: URL = new URL('./answer-worker.js', import.meta.url)) {
     // Run from TypeScript sources (unit tests) there is no compiled thread: every answer is parsed on the event loop.
@@ -82,7 +81,7 @@ export class AnswerParser {
     // Moved, not copied, when the body owns its memory (a body joined from chunks does): the caller is done with it.
     const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
     const bytes = own ? body : Uint8Array.prototype.slice.call(body);
-    const request: ParseRequest = { id: this.nextId++, body: bytes, schema: NAMES.get(schema)!, maxItems };
+    const request = { body: bytes, schema: NAMES.get(schema)!, maxItems };
     // A thread that parsed a big answer is stopped once it has nothing queued (RESTART_AFTER_BYTES).
     const response = await this.thread!.request(request, [bytes.buffer as ArrayBuffer], body.length >= RESTART_AFTER_BYTES);
     if (!response.ok) {

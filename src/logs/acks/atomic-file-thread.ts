@@ -1,4 +1,4 @@
-import { OnDemandThread } from '../../base/on-demand-thread.js';
+import { OnDemandThread, type Unnumbered } from '../../base/on-demand-thread.js';
 import { keepCopySync, replaceFileSync, type ReplaceOptions, type Written } from './atomic-file.js';
 
 export type AtomicFileRequest =
@@ -33,7 +33,6 @@ class FileThreadError extends Error {
  */
 export class AtomicFileThread {
   private readonly thread: OnDemandThread<AtomicFileRequest, AtomicFileResponse> | undefined;
-  private nextId = 1;
   private failures = 0;
 
   constructor(url: URL = new URL('./atomic-file-worker.js', import.meta.url)) {
@@ -49,13 +48,13 @@ export class AtomicFileThread {
   /** replaceFileSync, off the event loop. */
   async replace(path: string, text: string, options: ReplaceOptions = {}): Promise<Written> {
     if (!this.threaded()) return replaceFileSync(path, text, options);
-    return (await this.send({ id: this.nextId++, op: 'replace', path, text, options })).written!;
+    return (await this.send({ op: 'replace', path, text, options })).written!;
   }
 
   /** keepCopySync, off the event loop. */
   async keepCopy(source: string, previous: string, share: boolean): Promise<void> {
     if (!this.threaded()) return keepCopySync(source, previous, share);
-    await this.send({ id: this.nextId++, op: 'keep-copy', source, previous, share });
+    await this.send({ op: 'keep-copy', source, previous, share });
   }
 
   /** Stops the thread (what it was doing fails); the next operation starts another. */
@@ -67,7 +66,7 @@ export class AtomicFileThread {
     return this.thread !== undefined && this.failures < MAX_FAILURES;
   }
 
-  private async send(request: AtomicFileRequest): Promise<AtomicFileResponse> {
+  private async send(request: Unnumbered<AtomicFileRequest>): Promise<AtomicFileResponse> {
     const r = await this.thread!.request(request);
     if (r.error) throw new FileThreadError(r.error.message, r.error.code);
     return r;
