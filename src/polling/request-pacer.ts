@@ -3,7 +3,7 @@ import type { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { pacedRate, type PacedRate } from './request-budget.js';
 
 /**
- * A request the budget kept from the server: never sent, its poll ended (deadline, server removed) while it waited;
+ * A request the exporter's own limits kept from the server: never sent, its poll ended (deadline, server removed) while it waited;
  * or, with `cause`, held (for the budget or a concurrency slot) so long that the poll's deadline cut it before its own
  * timeout could run out (see heldBackFailure).
  */
@@ -21,11 +21,11 @@ export class BudgetWaitError extends Error {
 
 /**
  * What a failed request says about the server. One the exporter held back (for the budget or a concurrency slot), then
- * sent with less than its own timeout left before the poll's deadline, which cut it, was not given the time every request is allowed: had it been sent when it
- * was asked for, its timeout would have run out within the poll. Its silence says nothing about the server (after an
- * outage, every collector's first poll comes at once and waits for the budget), so it is a budget wait, not a timeout
- * that sets `wowza_up` to 0. A request sent on time still times out on its own first: a server that does not answer is
- * still down.
+ * sent with less than its own timeout left before the poll's deadline, which cut it, was not given the time every
+ * request is allowed: had it been sent when it was asked for, its timeout would have run out within the poll. Its
+ * silence says nothing about the server (after an outage, every collector's first poll comes at once and waits), so it
+ * is a budget wait, not a timeout that sets `wowza_up` to 0. A request sent on time still times out on its own first:
+ * a server that does not answer is still down.
  */
 export function heldBackFailure(err: unknown, held: { askedAt: number; sentAt: number }, now: number): unknown {
   if (!(err instanceof WowzaTimeoutError) || !err.cutByPollDeadline) return err;
