@@ -34,10 +34,17 @@ export interface ObjectOutcomes {
 }
 
 /** Reasons that are the server's, not an object's: while its server is down, its own line says them. */
-const SERVER_REASONS: ReadonlySet<string> = new Set(['network', 'tls', 'auth', 'timeout', 'aborted', 'budget_wait']);
+const SERVER_REASONS: ReadonlySet<string> = new Set(['network', 'tls', 'auth', 'timeout', 'aborted']);
 
 /** Object names a line gives as examples of many. */
 const EXAMPLES = 5;
+
+/**
+ * A request the exporter's own limits (the request budget, a concurrency slot) held back until its poll's deadline
+ * (request-pacer.ts): the object was not read, but nothing is wrong with it. After an outage every collector polls at
+ * once and a few such reads are expected; they are counted like failures, not logged as the object failing.
+ */
+const HELD_BACK = 'budget_wait';
 
 /**
  * Per server and collector: which objects are failing now, so a failure is logged when an object starts failing or
@@ -47,6 +54,8 @@ const EXAMPLES = 5;
  */
 export class ObjectErrorLog {
   private failing = new Map<string, string>();
+  /** Whether the poll before held objects back: a run of such polls is said at its first. */
+  private heldBackBefore = false;
 
   constructor(private readonly count: (reason: string) => void) {}
 
@@ -58,6 +67,9 @@ export class ObjectErrorLog {
     /** Objects that started failing (or changed reason) in this poll, by reason: a count, examples and the first error. */
     const started = new Map<string, { count: number; examples: string[]; error: string }>();
     const recovered: string[] = [];
+    /** Objects this poll did not read because the exporter held their requests back: one info line for them all. */
+    const heldBack: string[] = [];
+    let heldBackError = '';
     let said = false;
     return {
       ok: (object) => {
@@ -70,6 +82,13 @@ export class ObjectErrorLog {
         const reason = errorReason(err);
         last = { reason, error: err.message };
         this.count(reason);
+        if (reason === HELD_BACK) {
+          // Neither a failure nor an answer of the object: a failing object stays failing, an answering one is not
+          // said to fail (nor to answer again next poll).
+          if (heldBack.length === 0) heldBackError = err.message;
+          heldBack.push(object);
+          return;
+        }
         if (this.failing.get(object) === reason) return;
         this.failing.set(object, reason);
         let group = started.get(reason);
@@ -93,6 +112,14 @@ export class ObjectErrorLog {
         for (const [reason, g] of started) {
           if (g.count === 1) log.warn({ object: g.examples[0], reason, err: g.error }, 'object failed: left out of this poll, the other objects stay');
           else log.warn({ objects: g.count, examples: g.examples, reason, err: g.error }, `${g.count} objects failed: left out of this poll, the other objects stay`);
+        }
+        const heldBackBefore = this.heldBackBefore;
+        this.heldBackBefore = heldBack.length > 0;
+        if (heldBack.length > 0 && !heldBackBefore && !serverDown) {
+          log.info(
+            { objects: heldBack.length, examples: heldBack.slice(0, EXAMPLES), reason: HELD_BACK, err: heldBackError },
+            `${heldBack.length === 1 ? '1 object' : `${heldBack.length} objects`} not read in this poll: the exporter's own limits held the request back past the poll's deadline (counted in wowza_exporter_object_errors_total; said again after a poll that held none back)`,
+          );
         }
         if (recovered.length === 1) log.info({ object: recovered[0] }, 'object answers again');
         else if (recovered.length > 1) log.info({ objects: recovered.length, examples: recovered.slice(0, EXAMPLES) }, `${recovered.length} objects answer again`);

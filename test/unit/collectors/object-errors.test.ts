@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ObjectErrorLog } from '../../../src/collectors/object-errors.js';
 import { createLogger } from '../../../src/base/logger.js';
 import { WowzaHttpError, WowzaNetworkError } from '../../../src/wowza/errors.js';
+import { BudgetWaitError } from '../../../src/polling/request-pacer.js';
 
 /** A logger whose lines land in an array, as `serve` writes them. */
 function capture(): { lines: Array<Record<string, unknown>>; log: ReturnType<typeof createLogger> } {
@@ -97,5 +98,32 @@ describe('ObjectErrorLog: one line per poll and reason, whatever the number of o
     poll(errors, log, all, new Set([all[0]!]), failing500, true);
     await flush();
     expect(lines.map((l) => [l.msg, l.reason])).toEqual([['object failed: left out of this poll, the other objects stay', 'http']]);
+  });
+
+  it("objects the exporter's own limits held back past the poll's deadline: counted, one info line per run of such polls, never a warning", async () => {
+    const { lines, log } = capture();
+    const counted: string[] = [];
+    const errors = new ObjectErrorLog((reason) => counted.push(reason));
+    const all = streams(10);
+    const heldBack = () => new BudgetWaitError('1200 ms', new Error('the poll deadline passed'));
+    // stream1 fails on its own first; then, after an outage's recovery, the burst of polls holds 7 back, twice.
+    poll(errors, log, all, new Set([all[0]!]), failing500, false);
+    const burst = new Set(all.slice(0, 7));
+    poll(errors, log, all, burst, heldBack, false);
+    poll(errors, log, all, burst, heldBack, false);
+    // Every object answers: stream1, which failed on its own, answers again; the held-back ones never failed.
+    poll(errors, log, all, new Set(), heldBack, false);
+    // Held back again later: a new run, said again.
+    poll(errors, log, all, new Set([all[9]!]), heldBack, false);
+    await flush();
+    expect(counted).toEqual(['http', ...Array(14).fill('budget_wait'), 'budget_wait']);
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+      ['warn', 'object failed: left out of this poll, the other objects stay'],
+      ['info', "7 objects not read in this poll: the exporter's own limits held the request back past the poll's deadline (counted in wowza_exporter_object_errors_total; said again after a poll that held none back)"],
+      ['info', 'object answers again'],
+      ['info', "1 object not read in this poll: the exporter's own limits held the request back past the poll's deadline (counted in wowza_exporter_object_errors_total; said again after a poll that held none back)"],
+    ]);
+    expect(lines[1]).toMatchObject({ objects: 7, reason: 'budget_wait', examples: all.slice(0, 5) });
+    expect(lines[2]).toMatchObject({ object: all[0] });
   });
 });
