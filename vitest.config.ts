@@ -10,10 +10,8 @@ export default defineConfig({
     // a machine whose CPUs are busy).
     testTimeout: 120_000,
     hookTimeout: 120_000,
-    // End-to-end suites start real processes on loopback and mostly wait on them (a two-minute run at 5 s polls, a
-    // budget measured over windows): three files at a time on two cores keep the suite near ten minutes, where two
-    // took 13. Tests wait for what they assert and pass with both CPUs loaded (npm run test:busy).
-    maxWorkers: 3,
+    // End-to-end suites start real processes on loopback; two cores is the budget.
+    maxWorkers: 2,
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
     reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
   },
