@@ -29,8 +29,10 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  *   TurboFan compiles brings that compiler's own code into memory: 3.5 MB together for a one-stream server, whose
  *   exporter runs each function a few times a poll (interpreted, microseconds). The exporter turns both on for
  *   good when its polls hold 1,000 series or more, when it ends 30 polls within 10 s (several servers, or short
- *   intervals), when a probe answers 1,000 series, or when it ships logs, before the hot paths get hot (a scrape
- *   of 20,000 series, a log backlog); from then on V8 tiers up as it always does.
+ *   intervals), when a probe answers 1,000 series, when it ships logs, or when its event loop is busy half the time
+ *   for a few seconds (a poll of few series but heavy answers: interpreted, a server's first such poll took twice as
+ *   long, 9 s against a 9 s deadline), before the hot paths get hot (a scrape of 20,000 series, a log backlog);
+ *   from then on V8 tiers up as it always does.
  *
  * A setting of the user's own, in NODE_OPTIONS or on node's command line, wins: a flag named the same is left to
  * it, and `--max-semi-space-size` (a young generation of the user's size) leaves the growth to V8.
@@ -49,6 +51,11 @@ export function footprintFlags(execArgv: readonly string[], nodeOptions: string 
 
 /** Series at which the exporter's work is worth compiled code (see `--no-turbofan` above). */
 export const OPTIMISE_FROM_SERIES = 1_000;
+/**
+ * The event loop's busy share (smoothed over about three seconds, polling/loop-load.ts) at which it is too: a
+ * one-stream server's exporter is busy a few per cent of the time, start-up included.
+ */
+export const OPTIMISE_FROM_LOOP_BUSY = 0.5;
 /**
  * Polls (of any collector, failed ones too) in a window at which it is too: 3 a second. One server at the default
  * intervals ends 9 polls in 15 s; five servers, or one polled every second, pass it.

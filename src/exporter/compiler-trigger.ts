@@ -1,10 +1,11 @@
 import type { Logger } from '../base/logger.js';
-import { FLEET_FROM_POLLS, liftYoungGenerationCap, OPTIMISE_FROM_POLLS, OPTIMISE_FROM_SERIES, optimiseJavaScript } from '../base/v8-flags.js';
+import { FLEET_FROM_POLLS, liftYoungGenerationCap, OPTIMISE_FROM_LOOP_BUSY, OPTIMISE_FROM_POLLS, OPTIMISE_FROM_SERIES, optimiseJavaScript } from '../base/v8-flags.js';
 
 /**
  * Turns V8's compilers on, once, when there is work for them: they are held off at start (src/base/v8-flags.ts).
- * Counted from the series of each (server, collector) at its last good poll, and from the rate at which polls end
- * (many servers or short intervals are work too). A removed server's count stays, which can only turn them on a
+ * Counted from the series of each (server, collector) at its last good poll, from the rate at which polls end
+ * (many servers or short intervals are work too), and from the event loop's load, which a heavy poll shows while it
+ * runs (the series are counted only once it ends). A removed server's count stays, which can only turn them on a
  * little early. At a fleet's rate of polls it also lets V8's young generation grow (FLEET_FROM_POLLS).
  */
 export class CompilerTrigger {
@@ -27,6 +28,11 @@ export class CompilerTrigger {
   /** A probe answered this many series. */
   probed(series: number): void {
     if (series >= OPTIMISE_FROM_SERIES) this.turnOnFor('probe', series);
+  }
+
+  /** The event loop's busy share, smoothed (each second). */
+  loopBusy(utilization: number): void {
+    if (!this.#on && utilization >= OPTIMISE_FROM_LOOP_BUSY) this.turnOnFor('busy event loop');
   }
 
   /** A poll ended: `series` is its size when it succeeded. */

@@ -87,13 +87,19 @@ async function renderOwnMetrics(self: SelfMetrics, store: SnapshotStore, servers
   return renderSelfMetrics(self.registry, servers.labels);
 }
 
-/** Watches the event loop's load (polls are spaced out while it is saturated), saying when that starts and ends. */
-function watchLoopLoad(logger: Logger): LoopLoad {
-  const loopLoad = new LoopLoad((spacing, utilization) => {
-    const busy = { event_loop_utilization: Number(utilization.toFixed(2)) };
-    if (spacing > 1) logger.warn(busy, 'the exporter\'s event loop is saturated: polls are spaced further apart than configured until it is not (wowza_exporter_collector_interval_seconds); more servers than one replica can poll here, split them with --shard');
-    else logger.info(busy, 'polls are back at their configured intervals: the exporter\'s event loop has room again');
-  });
+/**
+ * Watches the event loop's load (polls are spaced out while it is saturated), saying when that starts and ends; a busy
+ * loop turns V8's compilers on.
+ */
+function watchLoopLoad(logger: Logger, compilers: CompilerTrigger): LoopLoad {
+  const loopLoad = new LoopLoad(
+    (spacing, utilization) => {
+      const busy = { event_loop_utilization: Number(utilization.toFixed(2)) };
+      if (spacing > 1) logger.warn(busy, 'the exporter\'s event loop is saturated: polls are spaced further apart than configured until it is not (wowza_exporter_collector_interval_seconds); more servers than one replica can poll here, split them with --shard');
+      else logger.info(busy, 'polls are back at their configured intervals: the exporter\'s event loop has room again');
+    },
+    (utilization) => compilers.loopBusy(utilization),
+  );
   loopLoad.start();
   return loopLoad;
 }
@@ -109,7 +115,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
   let collectors: Collector[] = wseCollectorsEnabled(runtime.collectors);
   const facts = new StatusFacts();
   const compilers = new CompilerTrigger(logger);
-  const loopLoad = watchLoopLoad(logger);
+  const loopLoad = watchLoopLoad(logger, compilers);
   const newScheduler = () =>
     new Scheduler({
       config: runtime.config,

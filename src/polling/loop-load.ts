@@ -21,8 +21,11 @@ export class LoopLoad {
   private current = 1;
   private timer: NodeJS.Timeout | undefined;
 
-  /** `onChange` hears when spacing starts (from 1) and when it is back to 1. */
-  constructor(private readonly onChange?: (spacing: number, utilization: number) => void) {}
+  /** `onChange` hears when spacing starts (from 1) and when it is back to 1; `onSample`, the smoothed share each second. */
+  constructor(
+    private readonly onChange?: (spacing: number, utilization: number) => void,
+    private readonly onSample?: (utilization: number) => void,
+  ) {}
 
   /** Samples every second until stop(); the timer does not keep the process alive. */
   start(): void {
@@ -58,5 +61,6 @@ export class LoopLoad {
     if (this.smoothed > LoopLoad.HIGH) this.current = Math.min(LoopLoad.MAX_SPACING, this.current * 1.15);
     else if (this.smoothed < LoopLoad.LOW && this.current > 1) this.current = Math.max(1, this.current * 0.95);
     if ((before === 1) !== (this.current === 1)) this.onChange?.(this.current, this.smoothed);
+    this.onSample?.(this.smoothed);
   }
 }
