@@ -126,6 +126,8 @@ export class Scheduler {
   private readonly failedWhileDown = new Map<string, Set<string>>();
   /** Per server, when it last answered again after an outage (performance.now()). */
   private readonly recoveredAt = new Map<string, number>();
+  /** Per server, when it was last said down (performance.now()). */
+  private readonly downSince = new Map<string, number>();
   /** The state of each server last logged: `up`, or the kind and fix of why it is down. */
   private readonly stateSaid = new Map<string, string>();
   /** server, collector, field and reason of every drop already logged (bounded: the fields are the code's own names). */
@@ -273,6 +275,7 @@ export class Scheduler {
     this.reachedBy.delete(name);
     this.failedWhileDown.delete(name);
     this.recoveredAt.delete(name);
+    this.downSince.delete(name);
     this.stateSaid.delete(name);
     for (const said of this.dropsSaid) if (said.startsWith(`${name}\u0000`)) this.dropsSaid.delete(said);
     this.o.store.deleteServer(name);
@@ -495,6 +498,7 @@ export class Scheduler {
     this.stateSaid.set(server, state.key);
     const log = this.o.logger.child({ component: 'server', server });
     if (state.up) return log.info('server answers again (wowza_up 1)');
+    if (before === undefined || before === UP) this.downSince.set(server, performance.now());
     // The collectors' lines are said again, at their next failure, once the server is back.
     for (const j of this.jobsOf.get(server) ?? []) j.failureSaid = undefined;
     const a = state.advice!;
@@ -543,7 +547,11 @@ export class Scheduler {
     // A poll the exporter's own limits kept from the server (a budget wait, and no answer from it) says nothing of the
     // server: the collector's outcome before stands. Such polls neither take the server down, nor bring it back, nor
     // make it look like something other than the REST API, and while it is out they do not end the one-prober mode.
-    const saysNothing = result.error instanceof BudgetWaitError && result.answered !== true;
+    // Nor does a poll that began before the server was said down and got answers: they may all have come before the
+    // outage (a stream cycle that straddles it, its first streams answered, the rest refused). Taken as the server
+    // answering again, it brought the server back in the middle of the outage, and down again at the next poll.
+    const predatesDown = wasDown && result.reached && started < (this.downSince.get(server) ?? -Infinity);
+    const saysNothing = (result.error instanceof BudgetWaitError && result.answered !== true) || predatesDown;
     if (!saysNothing) byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, ...(stale ? { setAside: true } : {}), ...(result.error ? { error: result.error } : {}) });
     let failedMeanwhile = this.failedWhileDown.get(server);
     if (!result.reached && !stale) {
@@ -556,7 +564,7 @@ export class Scheduler {
     // longest interval last), and they poll now, so every series is back within one poll. One endpoint failing while
     // the others answer is not an outage: the server stays down while it fails, steadily.
     const outage = wasUnreachable || (failedMeanwhile?.size ?? 0) >= 2;
-    if (wasDown && result.reached && result.answered !== false && outage && !this.recoveredWithin(server)) {
+    if (wasDown && result.reached && result.answered !== false && !predatesDown && outage && !this.recoveredWithin(server)) {
       this.recoveredAt.set(server, performance.now());
       for (const [other, o] of byCollector) if (other !== collector && !o.reached) o.setAside = true;
       const jobs = this.jobsOf.get(server) ?? [];
