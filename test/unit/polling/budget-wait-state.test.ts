@@ -1,15 +1,9 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/base/logger.js';
-import { LogsConfigSchema } from '../../../src/config/logs.js';
-import { ConfigSchema } from '../../../src/config/schema.js';
 import { MetricSet } from '../../../src/metrics/metric-set.js';
-import { createSelfMetrics } from '../../../src/metrics/self-metrics.js';
-import { SnapshotStore } from '../../../src/metrics/snapshot-store.js';
 import { timedPoll, type PollResult } from '../../../src/polling/poll-result.js';
 import { BudgetWaitError } from '../../../src/polling/request-pacer.js';
-import { Scheduler } from '../../../src/polling/scheduler.js';
 import { WowzaTimeoutError } from '../../../src/wowza/errors.js';
+import { handPolledScheduler } from '../../helpers/hand-polled-scheduler.js';
 
 /**
  * A poll the exporter's own limits kept from the server (a budget wait) says nothing of the server: it neither takes
@@ -30,16 +24,7 @@ async function outcome(kind: Outcome): Promise<PollResult> {
 }
 
 function harness() {
-  const lines: Array<{ level: number; msg: string }> = [];
-  const destination = new Writable({ write: (c: Buffer, _e, cb) => cb(void lines.push(JSON.parse(c.toString('utf8')) as { level: number; msg: string })) });
-  const scheduler = new Scheduler({
-    config: ConfigSchema.parse({ logs: LogsConfigSchema.parse({}) }),
-    collectors: [],
-    intervalOf: () => 3_600_000,
-    self: createSelfMetrics(),
-    store: new SnapshotStore(),
-    logger: createLogger({ level: 'info', destination }),
-  });
+  const { scheduler, lines } = handPolledScheduler();
   const next = new Map<string, Outcome>();
   const polled = new Map<string, number>();
   for (const collector of ['machine', 'vhost']) {

@@ -1,14 +1,8 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/base/logger.js';
-import { LogsConfigSchema } from '../../../src/config/logs.js';
-import { ConfigSchema } from '../../../src/config/schema.js';
 import { MetricSet } from '../../../src/metrics/metric-set.js';
-import { createSelfMetrics } from '../../../src/metrics/self-metrics.js';
-import { SnapshotStore } from '../../../src/metrics/snapshot-store.js';
 import { timedPoll, type PollResult } from '../../../src/polling/poll-result.js';
-import { Scheduler } from '../../../src/polling/scheduler.js';
 import { WowzaNetworkError } from '../../../src/wowza/errors.js';
+import { handPolledScheduler } from '../../helpers/hand-polled-scheduler.js';
 
 /**
  * A stream cycle that straddles the start of an outage: its first streams answered before the server went away, the
@@ -27,16 +21,8 @@ async function refused(): Promise<PollResult> {
 
 describe('a poll begun before an outage, ending in it', () => {
   it('does not bring the server back: one line down, one line back when the server answers', async () => {
-    const lines: string[] = [];
-    const destination = new Writable({ write: (c: Buffer, _e, cb) => cb(void lines.push((JSON.parse(c.toString('utf8')) as { msg: string }).msg)) });
-    const scheduler = new Scheduler({
-      config: ConfigSchema.parse({ logs: LogsConfigSchema.parse({}) }),
-      collectors: [],
-      intervalOf: () => 3_600_000,
-      self: createSelfMetrics(),
-      store: new SnapshotStore(),
-      logger: createLogger({ level: 'info', destination }),
-    });
+    const { scheduler, lines: logged } = handPolledScheduler();
+    const serverLines = () => logged.map((l) => l.msg).filter((m) => m.startsWith('server '));
     const down = { now: false };
     let releaseStream: (() => void) | undefined;
     let streamPolls = 0;
@@ -67,13 +53,13 @@ describe('a poll begun before an outage, ending in it', () => {
     releaseStream!();
     await straddling;
     expect(scheduler.reached('edge')).toBe(false);
-    expect(lines.filter((l) => /^server /.test(l))).toEqual([expect.stringMatching(/^server down \(wowza_up 0\)/)]);
+    expect(serverLines()).toEqual([expect.stringMatching(/^server down \(wowza_up 0\)/)]);
 
     // The server answers again: the prober's answer brings it back, in one line.
     down.now = false;
     await scheduler.refresh('edge', ['machine']);
     expect(scheduler.reached('edge')).toBe(true);
-    expect(lines.filter((l) => /^server /.test(l))).toEqual([expect.stringMatching(/^server down \(wowza_up 0\)/), 'server answers again (wowza_up 1)']);
+    expect(serverLines()).toEqual([expect.stringMatching(/^server down \(wowza_up 0\)/), 'server answers again (wowza_up 1)']);
     await scheduler.stop();
   });
 });
