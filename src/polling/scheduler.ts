@@ -89,6 +89,8 @@ interface Outcome {
    * server down, and its collector polls again at once to say how it stands now.
    */
   setAside?: boolean;
+  /** When it was recorded (performance.now()). */
+  at: number;
 }
 
 export interface SchedulerOptions {
@@ -390,14 +392,23 @@ export class Scheduler {
   }
 
   /**
-   * Whether the latest poll of every collector of `server` failed to reach it (network, TLS, timeout, authentication):
-   * the server is out, not one of its endpoints.
+   * Whether the latest poll of every collector of `server` failed to reach it (network, TLS, timeout, authentication),
+   * successes from before it was said down aside: the server is out, not one of its endpoints.
    */
   private unreachable(server: string): boolean {
     const outcomes = this.reachedBy.get(server);
     if (!outcomes || outcomes.size === 0) return false;
-    for (const o of outcomes.values()) if (o.reached || !o.error) return false;
-    return true;
+    // While the server is said down, a collector's success from before that is old news: a collector of a long
+    // interval (stream targets, every 30 s) has not asked since, and held every other collector asking every interval.
+    const said = this.stateSaid.get(server);
+    const downSince = said !== undefined && said !== UP ? this.downSince.get(server) : undefined;
+    let unreached = 0;
+    for (const o of outcomes.values()) {
+      if (o.reached && downSince !== undefined && o.at < downSince) continue;
+      if (o.reached || !o.error) return false;
+      unreached++;
+    }
+    return unreached > 0;
   }
 
   /**
@@ -552,7 +563,7 @@ export class Scheduler {
     // answering again, it brought the server back in the middle of the outage, and down again at the next poll.
     const predatesDown = wasDown && result.reached && started < (this.downSince.get(server) ?? -Infinity);
     const saysNothing = (result.error instanceof BudgetWaitError && result.answered !== true) || predatesDown;
-    if (!saysNothing) byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, ...(stale ? { setAside: true } : {}), ...(result.error ? { error: result.error } : {}) });
+    if (!saysNothing) byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, at: performance.now(), ...(stale ? { setAside: true } : {}), ...(result.error ? { error: result.error } : {}) });
     let failedMeanwhile = this.failedWhileDown.get(server);
     if (!result.reached && !stale) {
       if (!failedMeanwhile) this.failedWhileDown.set(server, (failedMeanwhile = new Set()));
