@@ -80,6 +80,9 @@ const LOOP_SATURATED = "the exporter's event loop is saturated: every poll is sp
 /** The state key of a server that is up (a down one is keyed by why). */
 const UP = 'up';
 
+/** What the status page says of a collector whose values an outage took away (Scheduler.forgetValues). */
+const OUT_BEFORE_ITS_END = { reason: 'server_down', error: 'the server went down after this poll: its values are not exported while it is down' } as const;
+
 interface Outcome {
   reached: boolean;
   rest: boolean;
@@ -402,13 +405,19 @@ export class Scheduler {
     // interval (stream targets, every 30 s) has not asked since, and held every other collector asking every interval.
     const said = this.stateSaid.get(server);
     const downSince = said !== undefined && said !== UP ? this.downSince.get(server) : undefined;
+    // Only once two collectors have failed to reach it: one endpoint failing while the others have not asked since is
+    // not the server out.
     let unreached = 0;
+    let old = 0;
     for (const o of outcomes.values()) {
-      if (o.reached && downSince !== undefined && o.at < downSince) continue;
+      if (o.reached && downSince !== undefined && o.at < downSince) {
+        old++;
+        continue;
+      }
       if (o.reached || !o.error) return false;
       unreached++;
     }
-    return unreached > 0;
+    return unreached > 0 && (old === 0 || unreached >= 2);
   }
 
   /**
@@ -458,21 +467,33 @@ export class Scheduler {
     this.o.onPoll?.(job.spec, result);
     const { self, store } = this.o;
     self.collectorDuration.set(labels, result.seconds);
-    self.collectorSuccess.set(labels, result.ok ? 1 : 0);
     const state = job.spec.setsUp ? this.recordOutcome(server, collector, result, started) : undefined;
     if (state) self.up.set({ server }, state.up ? 1 : 0);
     // A job that says nothing of wowza_up (connectioncounts, on the same host) is quiet too while its server is down.
     const serverDown = (state ?? this.serverState(server))?.up === false;
+    const out = serverDown && job.spec.setsUp && this.out(server);
+    // A poll begun before its server went away and ended after (a stream cycle whose first streams answered): its values
+    // are from before the outage. While the server is out it is not stored: no old values while wowza_up is 0.
+    const fromBefore = out && result.ok && started < (this.downSince.get(server) ?? -Infinity);
+    const ok = result.ok && !fromBefore;
+    self.collectorSuccess.set(labels, ok ? 1 : 0);
     result.sayObjects?.(serverDown);
     job.last = {
       at: Date.now(),
       seconds: result.seconds,
-      ok: result.ok,
-      series: result.set.size,
+      ok,
+      series: ok ? result.set.size : 0,
       ...(result.ok ? {} : { reason: errorReason(result.error!), error: result.error!.message }),
+      ...(fromBefore ? OUT_BEFORE_ITS_END : {}),
       ...(result.objects ? { objects: result.objects } : {}),
     };
-    if (result.ok) {
+    // Every other collector's values are from before the outage too: gone now, not at each one's next turn (stream
+    // targets poll every 30 s, and while the server is out only the first collector asks it).
+    if (out) this.forgetValues(server, job);
+    if (fromBefore) {
+      store.delete(server, collector);
+      log.debug({ seconds: result.seconds }, 'poll done, but its server went down while it ran: not stored');
+    } else if (result.ok) {
       this.countDrops(job.spec, result.set, log);
       await store.put(server, collector, result.set);
       self.lastPoll.set(labels, Date.now() / 1000);
@@ -482,6 +503,24 @@ export class Scheduler {
     } else {
       store.delete(server, collector);
       this.sayFailure(job, result.error!, result.seconds, serverDown, log);
+    }
+  }
+
+  /**
+   * Whether `server` is out (not one endpoint failing while the others answer): said down, every collector that asked
+   * since failed to reach it, and more than one did.
+   */
+  private out(server: string): boolean {
+    return (this.failedWhileDown.get(server)?.size ?? 0) >= 2 && this.unreachable(server);
+  }
+
+  /** Removes the values of every wowza_up collector of an out server but `polled` (whose poll says its own). */
+  private forgetValues(server: string, polled: Job): void {
+    for (const j of this.jobsOf.get(server) ?? []) {
+      if (j === polled || !j.spec.setsUp || j.last?.ok !== true) continue;
+      this.o.store.delete(server, j.spec.collector);
+      this.o.self.collectorSuccess.set({ server, collector: j.spec.collector }, 0);
+      j.last = { ...j.last, ok: false, series: 0, ...OUT_BEFORE_ITS_END };
     }
   }
 

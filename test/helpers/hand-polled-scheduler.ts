@@ -8,18 +8,19 @@ import { Scheduler } from '../../src/polling/scheduler.js';
 
 /**
  * A scheduler with no collectors of its own, for jobs a test adds and polls by hand (`refresh`): every interval is an
- * hour. `lines` are its log lines at info level and above, as `serve` writes them.
+ * hour. `store` holds what it would export; `lines` are its log lines at info level and above, as `serve` writes them.
  */
-export function handPolledScheduler(): { scheduler: Scheduler; lines: Array<{ level: number; msg: string }> } {
+export function handPolledScheduler(): { scheduler: Scheduler; store: SnapshotStore; lines: Array<{ level: number; msg: string }> } {
   const lines: Array<{ level: number; msg: string }> = [];
   const destination = new Writable({ write: (c: Buffer, _e, cb) => cb(void lines.push(JSON.parse(c.toString('utf8')) as { level: number; msg: string })) });
+  const store = new SnapshotStore();
   const scheduler = new Scheduler({
     config: ConfigSchema.parse({ logs: LogsConfigSchema.parse({}) }),
     collectors: [],
     intervalOf: () => 3_600_000,
     self: createSelfMetrics(),
-    store: new SnapshotStore(),
+    store,
     logger: createLogger({ level: 'info', destination }),
   });
-  return { scheduler, lines };
+  return { scheduler, store, lines };
 }
