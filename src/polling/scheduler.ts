@@ -474,7 +474,7 @@ export class Scheduler {
     const out = serverDown && job.spec.setsUp && this.out(server);
     // A poll begun before its server went away and ended after (a stream cycle whose first streams answered): its values
     // are from before the outage. While the server is out it is not stored: no old values while wowza_up is 0.
-    const fromBefore = out && result.ok && started < (this.downSince.get(server) ?? -Infinity);
+    const fromBefore = out && result.ok && this.beganBeforeDown(server, started);
     const ok = result.ok && !fromBefore;
     self.collectorSuccess.set(labels, ok ? 1 : 0);
     result.sayObjects?.(serverDown);
@@ -504,6 +504,11 @@ export class Scheduler {
       store.delete(server, collector);
       this.sayFailure(job, result.error!, result.seconds, serverDown, log);
     }
+  }
+
+  /** Whether a poll `started` (performance.now()) before `server` was last said down. */
+  private beganBeforeDown(server: string, started: number): boolean {
+    return started < (this.downSince.get(server) ?? -Infinity);
   }
 
   /**
@@ -600,7 +605,7 @@ export class Scheduler {
     // Nor does a poll that began before the server was said down and got answers: they may all have come before the
     // outage (a stream cycle that straddles it, its first streams answered, the rest refused). Taken as the server
     // answering again, it brought the server back in the middle of the outage, and down again at the next poll.
-    const predatesDown = wasDown && result.reached && started < (this.downSince.get(server) ?? -Infinity);
+    const predatesDown = wasDown && result.reached && this.beganBeforeDown(server, started);
     const saysNothing = (result.error instanceof BudgetWaitError && result.answered !== true) || predatesDown;
     if (!saysNothing) byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, at: performance.now(), ...(stale ? { setAside: true } : {}), ...(result.error ? { error: result.error } : {}) });
     let failedMeanwhile = this.failedWhileDown.get(server);
