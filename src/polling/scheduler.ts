@@ -81,7 +81,7 @@ const LOOP_SATURATED = "the exporter's event loop is saturated: every poll is sp
 const UP = 'up';
 
 /** What the status page says of a collector whose values an outage took away (Scheduler.forgetValues). */
-const OUT_BEFORE_ITS_END = { reason: 'server_down', error: 'the server went down after this poll: its values are not exported while it is down' } as const;
+const OUT_BEFORE_ITS_END = { reason: 'server_down', error: 'the server went down after this poll began: its values are not exported while it is down' } as const;
 
 interface Outcome {
   reached: boolean;
