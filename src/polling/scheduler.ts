@@ -81,7 +81,12 @@ const LOOP_SATURATED = "the exporter's event loop is saturated: every poll is sp
 const UP = 'up';
 
 /** What the status page says of a collector whose values an outage took away (Scheduler.forgetValues). */
-const OUT_BEFORE_ITS_END = { reason: 'server_down', error: 'the server went down after this poll began: its values are not exported while it is down' } as const;
+const OUT_BEFORE_ITS_END = { reason: 'server_down', error: 'its values are from before the server went down: they are not exported while it is down' } as const;
+
+/** A success that sent no request of its own: read from the discovery walk alone (the instance collector). */
+function askedNothing(result: PollResult): boolean {
+  return result.ok && result.answered === false;
+}
 
 interface Outcome {
   reached: boolean;
@@ -472,9 +477,10 @@ export class Scheduler {
     // A job that says nothing of wowza_up (connectioncounts, on the same host) is quiet too while its server is down.
     const serverDown = (state ?? this.serverState(server))?.up === false;
     const out = serverDown && job.spec.setsUp && this.out(server);
-    // A poll begun before its server went away and ended after (a stream cycle whose first streams answered): its values
-    // are from before the outage. While the server is out it is not stored: no old values while wowza_up is 0.
-    const fromBefore = out && result.ok && this.beganBeforeDown(server, started);
+    // A poll begun before its server went away and ended after (a stream cycle whose first streams answered), or one
+    // that asked nothing and read the discovery walk (instance): its values are from before the outage. While the
+    // server is out it is not stored: no old values while wowza_up is 0.
+    const fromBefore = out && result.ok && (askedNothing(result) || this.beganBeforeDown(server, started));
     const ok = result.ok && !fromBefore;
     self.collectorSuccess.set(labels, ok ? 1 : 0);
     result.sayObjects?.(serverDown);
@@ -492,7 +498,7 @@ export class Scheduler {
     if (out) this.forgetValues(server, job);
     if (fromBefore) {
       store.delete(server, collector);
-      log.debug({ seconds: result.seconds }, 'poll done, but its server went down while it ran: not stored');
+      log.debug({ seconds: result.seconds }, 'poll done, but its values are from before the server went down: not stored');
     } else if (result.ok) {
       this.countDrops(job.spec, result.set, log);
       await store.put(server, collector, result.set);
@@ -519,14 +525,21 @@ export class Scheduler {
     return (this.failedWhileDown.get(server)?.size ?? 0) >= 2 && this.unreachable(server);
   }
 
-  /** Removes the values of every wowza_up collector of an out server but `polled` (whose poll says its own). */
+  /**
+   * Removes the values of every wowza_up collector of an out server but `polled` (whose poll says its own), and, the
+   * first time, the discovery walk: it is from before the outage too, and the instance collector reads nothing else.
+   */
   private forgetValues(server: string, polled: Job): void {
-    for (const j of this.jobsOf.get(server) ?? []) {
+    const jobs = this.jobsOf.get(server) ?? [];
+    let forgot = false;
+    for (const j of jobs) {
       if (j === polled || !j.spec.setsUp || j.last?.ok !== true) continue;
       this.o.store.delete(server, j.spec.collector);
       this.o.self.collectorSuccess.set({ server, collector: j.spec.collector }, 0);
       j.last = { ...j.last, ok: false, series: 0, ...OUT_BEFORE_ITS_END };
+      forgot = true;
     }
+    if (forgot) jobs[0]?.spec.invalidate?.();
   }
 
   /**
@@ -604,8 +617,10 @@ export class Scheduler {
     // make it look like something other than the REST API, and while it is out they do not end the one-prober mode.
     // Nor does a poll that began before the server was said down and got answers: they may all have come before the
     // outage (a stream cycle that straddles it, its first streams answered, the rest refused). Taken as the server
-    // answering again, it brought the server back in the middle of the outage, and down again at the next poll.
-    const predatesDown = wasDown && result.reached && this.beganBeforeDown(server, started);
+    // answering again, it brought the server back in the middle of the outage, and down again at the next poll. Nor one
+    // that asked nothing (instance, read from a walk of before): taken as reaching the server, it ended the one-prober
+    // mode while the walk was young.
+    const predatesDown = wasDown && result.reached && (askedNothing(result) || this.beganBeforeDown(server, started));
     const saysNothing = (result.error instanceof BudgetWaitError && result.answered !== true) || predatesDown;
     if (!saysNothing) byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, at: performance.now(), ...(stale ? { setAside: true } : {}), ...(result.error ? { error: result.error } : {}) });
     let failedMeanwhile = this.failedWhileDown.get(server);

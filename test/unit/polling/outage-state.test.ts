@@ -16,12 +16,16 @@ const site = { server: 'edge', endpoint: '/v2/machine/monitoring/current', url: 
 
 /**
  * One server of `collectors`, each exporting one series (`from` its name), refused while `down.now`. The `stream`
- * collector's second poll is held until `straddle` has taken the server down: it answered before the outage.
+ * collector's second poll is held until `straddle` has taken the server down: it answered before the outage. The
+ * `instance` collector, like the real one, asks nothing and reads the discovery walk, which stays fresh until
+ * invalidated (`walks.invalidated` counts that) and is then walked again: refused while `down.now`.
  */
 function server(collectors: string[]) {
   const { scheduler, store, lines } = handPolledScheduler();
   const down = { now: false };
   const polled = new Map<string, number>();
+  // `held`: the instance collector's next read had the walk in hand before it was invalidated.
+  const walks = { fresh: false, invalidated: 0, held: false };
   let release: (() => void) | undefined;
   for (const collector of collectors) {
     scheduler.addJob({
@@ -29,17 +33,24 @@ function server(collectors: string[]) {
       collector,
       intervalMs: 3_600_000,
       setsUp: true,
+      invalidate: () => {
+        walks.fresh = false;
+        walks.invalidated++;
+      },
       poll: async (): Promise<PollResult> => {
         polled.set(collector, (polled.get(collector) ?? 0) + 1);
         if (collector === 'stream' && polled.get(collector) === 2) await new Promise<void>((r) => (release = r));
-        const refused = down.now && collector !== 'stream';
+        const fromWalk = collector === 'instance' && (walks.fresh || walks.held);
+        if (collector === 'instance') walks.held = false;
+        const refused = down.now && collector !== 'stream' && !fromWalk;
         const result = await timedPoll(collector, async () => {
           if (refused) throw new WowzaNetworkError(site, 'ECONNREFUSED', 'connection refused');
+          if (collector === 'instance') walks.fresh = true;
           const set = new MetricSet();
           set.add(M.machineMemoryFree, { server: 'edge', from: collector }, 1);
           return set;
         });
-        return { ...result, rest: result.ok, answered: result.ok };
+        return { ...result, rest: result.ok, answered: result.ok && !fromWalk };
       },
     });
   }
@@ -57,7 +68,7 @@ function server(collectors: string[]) {
       await cycle;
     };
   };
-  return { scheduler, down, polled, serverLines, exported, straddle };
+  return { scheduler, down, polled, walks, serverLines, exported, straddle };
 }
 
 describe('a server through an outage', () => {
@@ -116,6 +127,44 @@ describe('a server through an outage', () => {
     await scheduler.refresh('edge', ['vhost', 'stream_target', 'stream']);
     expect(scheduler.reached('edge')).toBe(true);
     expect(exported()).toEqual(all);
+    await scheduler.stop();
+  });
+
+  it('a collector reading the walk from before it exports nothing and keeps no other collector asking', async () => {
+    const { scheduler, down, polled, walks, exported, serverLines } = server(['machine', 'vhost', 'instance']);
+    scheduler.start();
+    await scheduler.firstCycle;
+    await scheduler.refresh('edge', ['instance']);
+    expect(exported()).toContain('from="instance"');
+    down.now = true;
+    await scheduler.refresh('edge', ['machine']);
+    // A refresh (a webhook's) invalidates the walk itself: the server going out, at vhost's failure, once more.
+    let before = walks.invalidated;
+    await scheduler.refresh('edge', ['vhost']);
+    expect(walks.invalidated - before).toBe(2);
+    expect(exported()).toEqual([]);
+    // Once: the prober's next failure forgets nothing more.
+    before = walks.invalidated;
+    await scheduler.refresh('edge', ['machine']);
+    expect(walks.invalidated - before).toBe(1);
+    // A read of that walk already under way when the server went out: its values are not exported either.
+    walks.held = true;
+    await scheduler.refresh('edge', ['instance']);
+    expect(exported()).toEqual([]);
+    expect(scheduler.jobStates().find((j) => j.collector === 'instance')?.last).toMatchObject({ ok: false, reason: 'server_down' });
+    // Nor does it count as the server answering: vhost still waits for the prober.
+    expect(scheduler.reached('edge')).toBe(false);
+    const vhostPolls = polled.get('vhost')!;
+    await scheduler.refresh('edge', ['vhost']);
+    expect(polled.get('vhost')).toBe(vhostPolls);
+    // Walked again, the instance collector meets the outage itself.
+    await scheduler.refresh('edge', ['instance']);
+    expect(scheduler.jobStates().find((j) => j.collector === 'instance')?.last).toMatchObject({ ok: false, reason: 'network' });
+    expect(serverLines()).toEqual(['server down (wowza_up 0)']);
+    down.now = false;
+    await scheduler.refresh('edge', ['machine']);
+    await scheduler.refresh('edge', ['vhost', 'instance']);
+    expect(exported()).toEqual(['from="instance"', 'from="machine"', 'from="vhost"']);
     await scheduler.stop();
   });
 });
