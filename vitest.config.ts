@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowestFirst } from './test/helpers/slowest-first.js';
 
 export default defineConfig({
   // Workspace packages (packages/*) run from their TypeScript sources, their package.json "source" export, as the
@@ -12,6 +13,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // End-to-end suites start real processes on loopback; two cores is the budget.
     maxWorkers: 2,
+    // The slowest files first, so the two workers end together.
+    sequence: { sequencer: SlowestFirst },
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
     reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
   },
