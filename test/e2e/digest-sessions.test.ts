@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { stringify } from 'yaml';
 import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
@@ -13,27 +13,34 @@ import { waitFor } from '../helpers/ports.js';
  * and the next burst retired it again: a third of all requests were 401s, and the race made a right password look
  * wrong ("Digest rejected", wowza_up 0). Each request now holds a digest session of its own while it runs.
  */
-describe('digest sessions against a server that retires nonces', () => {
-  let sim: Simulator | undefined;
-  let exporter: RunningExporter | undefined;
-  afterEach(async () => {
-    await exporter?.stop();
-    await sim?.close();
-    exporter = sim = undefined;
-  });
+/** A simulator of the test's own, closed when the test (`t`, its context: the tests run side by side) ends. */
+async function ownSimulator(t: TestContext, options: Parameters<typeof startSimulator>[0]): Promise<Simulator> {
+  const sim = await startSimulator(options);
+  t.onTestFinished(() => sim.close());
+  return sim;
+}
 
-  const start = async (opts: { nonceMaxUses: number; nonceTtlMs: number; strict: boolean }) => {
-    sim = await startSimulator({ auth: 'digest', apps: 4, streams: 50, nonceMaxUses: opts.nonceMaxUses, nonceTtlMs: opts.nonceTtlMs, strictNonceCount: opts.strict });
+/** `serve` with these arguments, stopped when the test (`t`) ends. */
+async function serve(t: TestContext, ...args: Parameters<typeof startExporterProcess>): Promise<RunningExporter> {
+  const e = await startExporterProcess(...args);
+  t.onTestFinished(() => e.stop().then(() => undefined));
+  return e;
+}
+
+// Each test has its own server and exporter, and waits on their requests: side by side, not one after another.
+describe.concurrent('digest sessions against a server that retires nonces', () => {
+  const start = async (t: TestContext, opts: { nonceMaxUses: number; nonceTtlMs: number; strict: boolean }) => {
+    const sim = await ownSimulator(t, { auth: 'digest', apps: 4, streams: 50, nonceMaxUses: opts.nonceMaxUses, nonceTtlMs: opts.nonceTtlMs, strictNonceCount: opts.strict });
     // Steady 1 s polls (no request budget), so the nonces are used fast enough to retire by use: what raced.
-    exporter = await startExporterProcess(
+    const exporter = await serve(t, 
       ['--wowza.url', sim.url, '--wowza.username', sim.username, '--wowza.auth', 'digest', '--poll.interval', '1s', '--poll.max-requests-per-second', '0'],
       { WOWZA_PASSWORD: sim.password },
     );
     return { sim, exporter };
   };
 
-  it('4 apps x 50 streams, nonces of 50 uses or 30 s: 401s are at most 3 % of requests', async () => {
-    const { sim: s, exporter: e } = await start({ nonceMaxUses: 50, nonceTtlMs: 30_000, strict: false });
+  it('4 apps x 50 streams, nonces of 50 uses or 30 s: 401s are at most 3 % of requests', async (t) => {
+    const { sim: s, exporter: e } = await start(t, { nonceMaxUses: 50, nonceTtlMs: 30_000, strict: false });
     // Warm-up: every session has its first nonce.
     await waitFor('a few polls', async () => ((samples(await e.metrics(), 'wowza_exporter_collector_success', { collector: 'stream' })[0]?.value ?? 0) === 1 ? true : undefined), 60_000);
     await new Promise((r) => setTimeout(r, 3000));
@@ -46,16 +53,15 @@ describe('digest sessions against a server that retires nonces', () => {
     expect(samples(text, 'wowza_exporter_auth_challenges_total', { reason: 'rejected' })[0]?.value ?? 0).toBe(0);
   }, 90_000);
 
-  it('nonces of 10 uses or 5 s, nc checked strictly, reloads and stream churn: the right password never looks wrong, wowza_up stays 1', async () => {
+  it('nonces of 10 uses or 5 s, nc checked strictly, reloads and stream churn: the right password never looks wrong, wowza_up stays 1', async (t) => {
     // DIGEST_SOAK_SECONDS=120 runs it for the two minutes the issue asks; the suite runs it for 20 s.
     const seconds = Number(process.env.DIGEST_SOAK_SECONDS ?? 20);
-    sim = await startSimulator({ auth: 'digest', apps: 4, streams: 20, nonceMaxUses: 10, nonceTtlMs: 5000, strictNonceCount: true });
+    const sim = await ownSimulator(t, { auth: 'digest', apps: 4, streams: 20, nonceMaxUses: 10, nonceTtlMs: 5000, strictNonceCount: true });
     const dir = mkdtempSync(join(tmpdir(), 'wowza-digest-soak-'));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    t.onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'password'), sim.password, { mode: 0o600 });
     writeFileSync(join(dir, 'config.yaml'), stringify({ servers: [{ url: sim.url, username: sim.username, auth: 'digest', password_file: join(dir, 'password') }], poll: { interval: '1s' } }));
-    exporter = await startExporterProcess(['--config', join(dir, 'config.yaml')]);
-    const e = exporter;
+    const e = await serve(t, ['--config', join(dir, 'config.yaml')]);
     const s = sim;
     await waitFor('up', async () => ((samples(await e.metrics(), 'wowza_up')[0]?.value ?? 0) === 1 ? true : undefined), 60_000);
     const app = s.topology.list().vhosts[0]!.apps[0]!.name;

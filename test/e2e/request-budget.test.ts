@@ -7,7 +7,8 @@ import { waitFor } from '../helpers/ports.js';
  * Issue 31: nothing capped what the exporter asked of a server (a 2,000-stream server got about 183 requests a
  * second). With poll.max_requests_per_second the stream collector polls less often to fit; the rest keep theirs.
  */
-describe('a request budget per server', () => {
+// The two servers and exporters are apart: both suites run at once (each waits on paced polls).
+describe.concurrent('a request budget per server', () => {
   const BUDGET = 40;
   let sim: Simulator;
   let exporter: RunningExporter;
@@ -47,7 +48,7 @@ describe('a request budget per server', () => {
  * budget: the walk, application and stream_target give way together, their intervals are shown like the streams', and
  * their paced polls end within their deadlines.
  */
-describe('a request budget over the application-level collectors', () => {
+describe.concurrent('a request budget over the application-level collectors', () => {
   let sim: Simulator;
   let exporter: RunningExporter;
   beforeAll(async () => {

@@ -12,7 +12,8 @@ const RECORDER = fileURLToPath(new URL('../helpers/module-recorder.mjs', import.
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** `npx wowza-exporter` is small without any setting (issue 27), and a user's own V8 settings win. */
-describe('serve\'s footprint, as users run it', () => {
+// Each test runs exporters of its own, waiting on their polls: side by side, not one after another.
+describe.concurrent('serve\'s footprint, as users run it', () => {
   let sim: Simulator;
   let dir: string;
   beforeAll(async () => {
