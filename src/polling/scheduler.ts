@@ -6,7 +6,7 @@ import type { SnapshotStore } from '../metrics/snapshot-store.js';
 import type { WowzaTarget } from '../wowza/client.js';
 import { adviceText, adviseFailure, FIX, foreignAnswer, NOT_REST_API, type Advice } from '../wowza/failure-advice.js';
 import type { Collector } from '../collectors/collector.js';
-import { errorReason, type ObjectSummary } from '../collectors/object-errors.js';
+import { errorReason, HELD_BACK, type ObjectSummary } from '../collectors/object-errors.js';
 import { pollDeadlineMs } from '../config/poll-deadline.js';
 import { EXPECTED_SET, expectedStreamsSet } from '../collectors/expected-streams.js';
 import { RequestDeadline } from '../base/request-deadline.js';
@@ -72,6 +72,8 @@ interface Job {
   last?: LastPoll;
   /** The reason of the failure last said at warn level (undefined once a poll succeeds again). */
   failureSaid?: string;
+  /** The poll before ended in a budget wait: a run of such polls is said once, at its first. */
+  heldBack?: boolean;
 }
 
 /** Why every interval is longer while the exporter's event loop is saturated (loop-load.ts). */
@@ -506,6 +508,7 @@ export class Scheduler {
       log.debug({ seconds: result.seconds, series: result.set.size }, 'poll done');
       if (job.failureSaid !== undefined) log.info({ seconds: result.seconds, series: result.set.size }, 'poll succeeds again');
       job.failureSaid = undefined;
+      job.heldBack = false;
     } else {
       store.delete(server, collector);
       this.sayFailure(job, result.error!, result.seconds, serverDown, log);
@@ -549,6 +552,15 @@ export class Scheduler {
   private sayFailure(job: Job, error: Error, seconds: number, serverDown: boolean, log: Logger): void {
     const reason = errorReason(error);
     const fields = { reason, err: error.message, seconds };
+    // The exporter's own limits held the poll's requests back past its deadline (a burst of polls on a busy machine):
+    // the server did nothing, so no warning, and the failure said before it stands (a collector failing with http,
+    // held back once, then failing with http again, is one warning). One info line for a run of such polls.
+    const heldBefore = job.heldBack === true;
+    job.heldBack = reason === HELD_BACK;
+    if (job.heldBack) {
+      if (heldBefore || serverDown) return log.debug(fields, 'poll failed');
+      return log.info(fields, "poll not done: the exporter's own limits held its requests back past the poll's deadline (said again after a poll that was not held back)");
+    }
     if (serverDown || job.failureSaid === reason) return log.debug(fields, 'poll failed');
     job.failureSaid = reason;
     const t = this.runtimes.get(job.spec.server)?.target;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MetricSet } from '../../../src/metrics/metric-set.js';
 import { timedPoll, type PollResult } from '../../../src/polling/poll-result.js';
 import { BudgetWaitError } from '../../../src/polling/request-pacer.js';
-import { WowzaTimeoutError } from '../../../src/wowza/errors.js';
+import { WowzaHttpError, WowzaTimeoutError } from '../../../src/wowza/errors.js';
 import { handPolledScheduler } from '../../helpers/hand-polled-scheduler.js';
 
 /**
@@ -11,16 +11,18 @@ import { handPolledScheduler } from '../../helpers/hand-polled-scheduler.js';
  */
 
 const site = { server: 'edge', endpoint: '/v2/machine/monitoring/current', url: 'http://edge:8087/v2/machine/monitoring/current' };
-type Outcome = 'answers' | 'hangs' | 'budget_wait';
+type Outcome = 'answers' | 'hangs' | 'budget_wait' | 'http_500';
 
 async function outcome(kind: Outcome): Promise<PollResult> {
   const result = await timedPoll('x', async () => {
     if (kind === 'hangs') throw new WowzaTimeoutError(site, 800);
     if (kind === 'budget_wait') throw new BudgetWaitError();
+    if (kind === 'http_500') throw new WowzaHttpError(site, 500, 'Internal Server Error');
     return new MetricSet();
   });
   // What runCollector adds: whether a request of the poll got an answer of the REST API's shape.
-  return { ...result, rest: result.ok, answered: result.ok };
+  const answered = result.ok || kind === 'http_500';
+  return { ...result, rest: answered, answered };
 }
 
 function harness() {
@@ -85,6 +87,22 @@ describe('a budget wait and wowza_up', () => {
     await scheduler.refresh('edge', ['vhost']);
     expect(scheduler.reached('edge')).toBe(true);
     expect(downLines()).toHaveLength(1);
+    await scheduler.stop();
+  });
+
+  it("is said once at info level for a run of held-back polls, and does not make the collector's failure before it said again", async () => {
+    const { scheduler, poll, lines } = harness();
+    scheduler.start();
+    await scheduler.firstCycle;
+    const said = () => lines.filter((l) => l.msg.startsWith('poll')).map((l) => `${l.level === 30 ? 'info' : l.level === 40 ? 'warn' : l.level} ${l.msg.replace(/:.*/, '')}`);
+    await poll('machine', 'http_500');
+    await poll('machine', 'budget_wait');
+    await poll('machine', 'budget_wait');
+    // The same failure as before the held-back polls: said already.
+    await poll('machine', 'http_500');
+    await poll('machine', 'budget_wait');
+    await poll('machine', 'answers');
+    expect(said()).toEqual(['warn poll failed', 'info poll not done', 'info poll not done', 'info poll succeeds again']);
     await scheduler.stop();
   });
 });
