@@ -199,11 +199,11 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     if (plan.logLevel) logger.level = plan.logLevel;
     await servers.settled();
     if (plan.repollAll) {
-      // Every server is polled anew under the new schedule; their log followers keep going.
+      // Every server is polled anew under the new schedule (a server down is not said down again); their log followers keep going.
       logger.info('poll settings changed: every server is polled anew');
       const old = scheduler;
       collectors = wseCollectorsEnabled(next.collectors);
-      scheduler = newScheduler();
+      scheduler = newScheduler().inheritStates(old);
       await old.stop();
       for (const [name, s] of servers.polled) {
         store.deleteServer(name);

@@ -157,6 +157,17 @@ export class Scheduler {
 
   constructor(private readonly o: SchedulerOptions) {}
 
+  /**
+   * Takes over what `before` (the scheduler a reload replaces) last said of each server, and since when it is down: a
+   * server down through a reload is not said down again at its first failure under the new schedule, and is said back
+   * when it answers. Call before adding the servers.
+   */
+  inheritStates(before: Scheduler): this {
+    for (const [server, said] of before.stateSaid) this.stateSaid.set(server, said);
+    for (const [server, at] of before.downSince) this.downSince.set(server, at);
+    return this;
+  }
+
   /** True once every job there was at the start (and any added later) has finished a poll; it then stays true. */
   get ready(): boolean {
     if (!this.wasReady && this.started && this.unpolled === 0 && this.held === 0) {

@@ -167,4 +167,26 @@ describe('a server through an outage', () => {
     expect(exported()).toEqual(['from="instance"', 'from="machine"', 'from="vhost"']);
     await scheduler.stop();
   });
+
+  it('a reload that polls every server anew does not say it down again, and it is said back when it answers', async () => {
+    const before = server(['machine', 'vhost']);
+    before.scheduler.start();
+    await before.scheduler.firstCycle;
+    before.down.now = true;
+    await before.scheduler.refresh('edge', ['machine']);
+    expect(before.serverLines()).toEqual(['server down (wowza_up 0)']);
+    await before.scheduler.stop();
+    // The new schedule (exporter.ts, when the poll settings change): its log lines go on in the same log.
+    const after = server(['machine', 'vhost']);
+    after.scheduler.inheritStates(before.scheduler);
+    after.down.now = true;
+    after.scheduler.start();
+    await after.scheduler.firstCycle;
+    expect(after.scheduler.reached('edge')).toBe(false);
+    expect(after.serverLines()).toEqual([]);
+    after.down.now = false;
+    await after.scheduler.refresh('edge', ['machine']);
+    expect(after.serverLines()).toEqual(['server answers again (wowza_up 1)']);
+    await after.scheduler.stop();
+  });
 });
