@@ -449,11 +449,13 @@ export class Scheduler {
     const prober = this.jobsOf.get(server)?.find((j) => j.spec.setsUp);
     if (prober === undefined || prober === job) return false;
     // Only while the cause is the one this collector met itself: when it changes (refused, then a certificate no longer
-    // trusted), each collector asks once more, so what each says of its last poll stays true.
+    // trusted), each collector asks once more, so what each says of its last poll stays true. One that has met nothing of
+    // the server since it went out (its last answer is from before, and its polls since were held back by the
+    // exporter's own limits, as behind a slow server's timeouts) waits as well: its values went with the outage.
     const outcomes = this.reachedBy.get(server)!;
     const mine = outcomes.get(job.spec.collector)?.error;
     const probed = outcomes.get(prober.spec.collector)?.error;
-    return mine !== undefined && probed !== undefined && errorReason(mine) === errorReason(probed);
+    return probed !== undefined && (mine === undefined ? this.out(server) : errorReason(mine) === errorReason(probed));
   }
 
   private async pollOnce(job: Job): Promise<void> {

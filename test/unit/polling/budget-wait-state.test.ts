@@ -25,11 +25,11 @@ async function outcome(kind: Outcome): Promise<PollResult> {
   return { ...result, rest: answered, answered };
 }
 
-function harness() {
+function harness(collectors = ['machine', 'vhost']) {
   const { scheduler, lines } = handPolledScheduler();
   const next = new Map<string, Outcome>();
   const polled = new Map<string, number>();
-  for (const collector of ['machine', 'vhost']) {
+  for (const collector of collectors) {
     scheduler.addJob({
       server: 'edge',
       collector,
@@ -87,6 +87,22 @@ describe('a budget wait and wowza_up', () => {
     await scheduler.refresh('edge', ['vhost']);
     expect(scheduler.reached('edge')).toBe(true);
     expect(downLines()).toHaveLength(1);
+    await scheduler.stop();
+  });
+
+  it('a collector whose polls were all held back since the server went out waits for the prober too', async () => {
+    // A slow server: machine and vhost time out; status's requests queue behind theirs and are held past its deadline.
+    const { scheduler, poll, polled } = harness(['machine', 'vhost', 'status']);
+    scheduler.start();
+    await scheduler.firstCycle;
+    await poll('machine', 'hangs');
+    await poll('vhost', 'hangs');
+    await poll('status', 'budget_wait');
+    expect(scheduler.reached('edge')).toBe(false);
+    // Its last answer is from before the outage, and it has met nothing of the server since: it asks no more than vhost.
+    const before = polled.get('status');
+    await poll('status', 'budget_wait');
+    expect(polled.get('status')).toBe(before);
     await scheduler.stop();
   });
 

@@ -24,8 +24,8 @@ function server(collectors: string[]) {
   const { scheduler, store, lines } = handPolledScheduler();
   const down = { now: false };
   const polled = new Map<string, number>();
-  // `held`: the instance collector's next read had the walk in hand before it was invalidated.
-  const walks = { fresh: false, invalidated: 0, held: false };
+  // `held`: the instance collector's next read had the walk in hand before it was invalidated; `gate`: it waits for it.
+  const walks: { fresh: boolean; invalidated: number; held: boolean; gate?: Promise<void> } = { fresh: false, invalidated: 0, held: false };
   let release: (() => void) | undefined;
   for (const collector of collectors) {
     scheduler.addJob({
@@ -40,6 +40,7 @@ function server(collectors: string[]) {
       poll: async (): Promise<PollResult> => {
         polled.set(collector, (polled.get(collector) ?? 0) + 1);
         if (collector === 'stream' && polled.get(collector) === 2) await new Promise<void>((r) => (release = r));
+        if (collector === 'instance' && walks.gate) await walks.gate.finally(() => delete walks.gate);
         const fromWalk = collector === 'instance' && (walks.fresh || walks.held);
         if (collector === 'instance') walks.held = false;
         const refused = down.now && collector !== 'stream' && !fromWalk;
@@ -138,28 +139,33 @@ describe('a server through an outage', () => {
     expect(exported()).toContain('from="instance"');
     down.now = true;
     await scheduler.refresh('edge', ['machine']);
-    // A refresh (a webhook's) invalidates the walk itself: the server going out, at vhost's failure, once more.
+    expect(serverLines()).toEqual(['server down (wowza_up 0)']);
+    // The instance collector reads the walk from before (held at its gate meanwhile) after the server was said down.
+    walks.held = true;
+    let release!: () => void;
+    walks.gate = new Promise<void>((r) => (release = r));
+    const reading = scheduler.refresh('edge', ['instance']);
+    // vhost fails as well: the server is out. A refresh (a webhook's) invalidates the walk itself; going out, once more.
     let before = walks.invalidated;
     await scheduler.refresh('edge', ['vhost']);
     expect(walks.invalidated - before).toBe(2);
     expect(exported()).toEqual([]);
+    release();
+    await reading;
+    // Its read of the old walk is not exported, and it is not the server answering: the server stays out.
+    expect(exported()).toEqual([]);
+    expect(scheduler.jobStates().find((j) => j.collector === 'instance')?.last).toMatchObject({ ok: false, reason: 'server_down' });
+    expect(scheduler.reached('edge')).toBe(false);
     // Once: the prober's next failure forgets nothing more.
     before = walks.invalidated;
     await scheduler.refresh('edge', ['machine']);
     expect(walks.invalidated - before).toBe(1);
-    // A read of that walk already under way when the server went out: its values are not exported either.
-    walks.held = true;
-    await scheduler.refresh('edge', ['instance']);
-    expect(exported()).toEqual([]);
-    expect(scheduler.jobStates().find((j) => j.collector === 'instance')?.last).toMatchObject({ ok: false, reason: 'server_down' });
-    // Nor does it count as the server answering: vhost still waits for the prober.
-    expect(scheduler.reached('edge')).toBe(false);
+    // vhost met the prober's failure, and instance nothing of the server: both wait for the prober.
     const vhostPolls = polled.get('vhost')!;
-    await scheduler.refresh('edge', ['vhost']);
+    const instancePolls = polled.get('instance')!;
+    await scheduler.refresh('edge', ['vhost', 'instance']);
     expect(polled.get('vhost')).toBe(vhostPolls);
-    // Walked again, the instance collector meets the outage itself.
-    await scheduler.refresh('edge', ['instance']);
-    expect(scheduler.jobStates().find((j) => j.collector === 'instance')?.last).toMatchObject({ ok: false, reason: 'network' });
+    expect(polled.get('instance')).toBe(instancePolls);
     expect(serverLines()).toEqual(['server down (wowza_up 0)']);
     down.now = false;
     await scheduler.refresh('edge', ['machine']);
