@@ -11,6 +11,7 @@ import { pollDeadlineMs } from '../config/poll-deadline.js';
 import { EXPECTED_SET, expectedStreamsSet } from '../collectors/expected-streams.js';
 import { RequestDeadline } from '../base/request-deadline.js';
 import { BudgetWaitError } from './request-pacer.js';
+import { DiscoveryWaitError } from './budgeted-discovery.js';
 import { runCollector, type PollResult } from './poll-result.js';
 import { ServerSession } from './server-session.js';
 import { DISCOVERY, type StretchedInterval } from './request-budget.js';
@@ -637,8 +638,9 @@ export class Scheduler {
     const wasDown = said !== undefined && said !== UP;
     // A poll sent during the outage that ends after the server answered again is old news: set aside like the others.
     const stale = !result.reached && started < (this.recoveredAt.get(server) ?? -Infinity);
-    // A poll the exporter's own limits kept from the server (a budget wait, and no answer from it) says nothing of the
-    // server: the collector's outcome before stands. Such polls neither take the server down, nor bring it back, nor
+    // A poll the exporter's own limits kept from the server (a budget wait, or its deadline passed while it waited for
+    // the discovery walk, and no answer from it) says nothing of the server: the collector's outcome before stands (the
+    // walk's own failure is met by the next poll that asks for it). Such polls neither take the server down, nor bring it back, nor
     // make it look like something other than the REST API, and while it is out they do not end the one-prober mode.
     // Nor does a poll that began before the server was said down and got answers: they may all have come before the
     // outage (a stream cycle that straddles it, its first streams answered, the rest refused). Taken as the server
@@ -646,7 +648,8 @@ export class Scheduler {
     // that asked nothing (instance, read from a walk of before): taken as reaching the server, it ended the one-prober
     // mode while the walk was young.
     const predatesDown = wasDown && result.reached && (askedNothing(result) || this.beganBeforeDown(server, started));
-    const saysNothing = (result.error instanceof BudgetWaitError && result.answered !== true) || predatesDown;
+    const heldBack = result.error instanceof BudgetWaitError || result.error instanceof DiscoveryWaitError;
+    const saysNothing = (heldBack && result.answered !== true) || predatesDown;
     if (!saysNothing) byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, at: performance.now(), ...(stale ? { setAside: true } : {}), ...(result.error ? { error: result.error } : {}) });
     let failedMeanwhile = this.failedWhileDown.get(server);
     if (!result.reached && !stale) {

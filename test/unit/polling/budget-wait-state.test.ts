@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MetricSet } from '../../../src/metrics/metric-set.js';
 import { timedPoll, type PollResult } from '../../../src/polling/poll-result.js';
+import { DiscoveryWaitError } from '../../../src/polling/budgeted-discovery.js';
 import { BudgetWaitError } from '../../../src/polling/request-pacer.js';
 import { WowzaHttpError, WowzaTimeoutError } from '../../../src/wowza/errors.js';
 import { handPolledScheduler } from '../../helpers/hand-polled-scheduler.js';
@@ -11,12 +12,13 @@ import { handPolledScheduler } from '../../helpers/hand-polled-scheduler.js';
  */
 
 const site = { server: 'edge', endpoint: '/v2/machine/monitoring/current', url: 'http://edge:8087/v2/machine/monitoring/current' };
-type Outcome = 'answers' | 'hangs' | 'budget_wait' | 'http_500';
+type Outcome = 'answers' | 'hangs' | 'budget_wait' | 'http_500' | 'walk_wait';
 
 async function outcome(kind: Outcome): Promise<PollResult> {
   const result = await timedPoll('x', async () => {
     if (kind === 'hangs') throw new WowzaTimeoutError(site, 800);
     if (kind === 'budget_wait') throw new BudgetWaitError();
+    if (kind === 'walk_wait') throw new DiscoveryWaitError();
     if (kind === 'http_500') throw new WowzaHttpError(site, 500, 'Internal Server Error');
     return new MetricSet();
   });
@@ -103,6 +105,23 @@ describe('a budget wait and wowza_up', () => {
     const before = polled.get('status');
     await poll('status', 'budget_wait');
     expect(polled.get('status')).toBe(before);
+    await scheduler.stop();
+  });
+
+  it('a poll whose deadline passed while it waited for the discovery walk keeps the server out, and the others waiting', async () => {
+    // A slow server: the walk's requests time out, and a poll that needs the walk gives up waiting for it first.
+    const { scheduler, poll, polled } = harness(['machine', 'vhost', 'application']);
+    scheduler.start();
+    await scheduler.firstCycle;
+    await poll('machine', 'hangs');
+    // Before the server counts as out (one collector failed so far), a poll gives up on the walk.
+    await poll('application', 'walk_wait');
+    await poll('vhost', 'hangs');
+    expect(scheduler.reached('edge')).toBe(false);
+    const before = { vhost: polled.get('vhost'), application: polled.get('application') };
+    await poll('vhost', 'hangs');
+    await poll('application', 'walk_wait');
+    expect({ vhost: polled.get('vhost'), application: polled.get('application') }).toEqual(before);
     await scheduler.stop();
   });
 
