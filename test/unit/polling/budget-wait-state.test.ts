@@ -92,36 +92,25 @@ describe('a budget wait and wowza_up', () => {
     await scheduler.stop();
   });
 
-  it('a collector whose polls were all held back since the server went out waits for the prober too', async () => {
-    // A slow server: machine and vhost time out; status's requests queue behind theirs and are held past its deadline.
-    const { scheduler, poll, polled } = harness(['machine', 'vhost', 'status']);
+  // Behind a slow server (machine and vhost time out), a collector that met nothing of the server since: its requests
+  // queued behind the timeouts and were held past its deadline, or it gave up waiting for the discovery walk (before
+  // the server counted as out). It neither ends the outage nor asks each interval: it waits for the prober too.
+  it.each<{ collector: string; held: Outcome; before: string[] }>([
+    { collector: 'status', held: 'budget_wait', before: ['machine', 'vhost'] },
+    { collector: 'application', held: 'walk_wait', before: ['machine'] },
+  ])('$collector, its polls ending in $held, keeps the server out and waits for the prober', async ({ collector, held, before }) => {
+    const { scheduler, poll, polled } = harness(['machine', 'vhost', collector]);
     scheduler.start();
     await scheduler.firstCycle;
-    await poll('machine', 'hangs');
-    await poll('vhost', 'hangs');
-    await poll('status', 'budget_wait');
+    for (const c of before) await poll(c, 'hangs');
+    await poll(collector, held);
+    if (!before.includes('vhost')) await poll('vhost', 'hangs');
     expect(scheduler.reached('edge')).toBe(false);
-    // Its last answer is from before the outage, and it has met nothing of the server since: it asks no more than vhost.
-    const before = polled.get('status');
-    await poll('status', 'budget_wait');
-    expect(polled.get('status')).toBe(before);
-    await scheduler.stop();
-  });
-
-  it('a poll whose deadline passed while it waited for the discovery walk keeps the server out, and the others waiting', async () => {
-    // A slow server: the walk's requests time out, and a poll that needs the walk gives up waiting for it first.
-    const { scheduler, poll, polled } = harness(['machine', 'vhost', 'application']);
-    scheduler.start();
-    await scheduler.firstCycle;
-    await poll('machine', 'hangs');
-    // Before the server counts as out (one collector failed so far), a poll gives up on the walk.
-    await poll('application', 'walk_wait');
+    const asked = () => ({ vhost: polled.get('vhost'), [collector]: polled.get(collector) });
+    const then = asked();
     await poll('vhost', 'hangs');
-    expect(scheduler.reached('edge')).toBe(false);
-    const before = { vhost: polled.get('vhost'), application: polled.get('application') };
-    await poll('vhost', 'hangs');
-    await poll('application', 'walk_wait');
-    expect({ vhost: polled.get('vhost'), application: polled.get('application') }).toEqual(before);
+    await poll(collector, held);
+    expect(asked()).toEqual(then);
     await scheduler.stop();
   });
 
