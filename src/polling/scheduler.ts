@@ -450,13 +450,15 @@ export class Scheduler {
     const prober = this.jobsOf.get(server)?.find((j) => j.spec.setsUp);
     if (prober === undefined || prober === job) return false;
     // Only while the cause is the one this collector met itself: when it changes (refused, then a certificate no longer
-    // trusted), each collector asks once more, so what each says of its last poll stays true. One that has met nothing of
-    // the server since it went out (its last answer is from before, and its polls since were held back by the
-    // exporter's own limits, as behind a slow server's timeouts) waits as well: its values went with the outage.
+    // trusted), each collector asks once more, so what each says of its last poll stays true. One whose last answer is
+    // from before the outage asks too, to meet it itself, unless its last poll was held back by the exporter's own limits
+    // (its requests queued behind a slow server's timeouts, or it waited for a walk that does): then it would ask each
+    // interval and never meet it.
     const outcomes = this.reachedBy.get(server)!;
     const mine = outcomes.get(job.spec.collector)?.error;
     const probed = outcomes.get(prober.spec.collector)?.error;
-    return probed !== undefined && (mine === undefined ? this.out(server) : errorReason(mine) === errorReason(probed));
+    if (probed === undefined) return false;
+    return mine === undefined ? job.heldBack === true && this.out(server) : errorReason(mine) === errorReason(probed);
   }
 
   private async pollOnce(job: Job): Promise<void> {
@@ -566,14 +568,14 @@ export class Scheduler {
   private sayFailure(job: Job, error: Error, seconds: number, serverDown: boolean, log: Logger): void {
     const reason = errorReason(error);
     const fields = { reason, err: error.message, seconds };
-    // The exporter's own limits held the poll's requests back past its deadline (a burst of polls on a busy machine):
-    // the server did nothing, so no warning, and the failure said before it stands (a collector failing with http,
+    // The exporter's own limits held the poll's requests back past its deadline (a burst of polls on a busy machine), or
+    // the discovery walk it waited for was not done by then: the server did nothing, so no warning, and the failure said before it stands (a collector failing with http,
     // held back once, then failing with http again, is one warning). One info line for a run of such polls.
     const heldBefore = job.heldBack === true;
-    job.heldBack = reason === HELD_BACK;
+    job.heldBack = reason === HELD_BACK || error instanceof DiscoveryWaitError;
     if (job.heldBack) {
       if (heldBefore || serverDown) return log.debug(fields, 'poll failed');
-      return log.info(fields, "poll not done: the exporter's own limits held its requests back past the poll's deadline (said again after a poll that was not held back)");
+      return log.info(fields, "poll not done: it waited past its deadline on the exporter's own pacing (the request budget, a concurrency slot or the discovery walk); said again after a poll that did not");
     }
     if (serverDown || job.failureSaid === reason) return log.debug(fields, 'poll failed');
     job.failureSaid = reason;

@@ -93,8 +93,8 @@ describe('a budget wait and wowza_up', () => {
   });
 
   // Behind a slow server (machine and vhost time out), a collector that met nothing of the server since: its requests
-  // queued behind the timeouts and were held past its deadline, or it gave up waiting for the discovery walk (before
-  // the server counted as out). It neither ends the outage nor asks each interval: it waits for the prober too.
+  // queued behind the timeouts and were held past its deadline, or it gave up waiting for the discovery walk before the
+  // server counted as out. It neither ends the outage nor asks each interval: it waits for the prober too.
   it.each<{ collector: string; held: Outcome; before: string[] }>([
     { collector: 'status', held: 'budget_wait', before: ['machine', 'vhost'] },
     { collector: 'application', held: 'walk_wait', before: ['machine'] },
@@ -106,7 +106,7 @@ describe('a budget wait and wowza_up', () => {
     await poll(collector, held);
     if (!before.includes('vhost')) await poll('vhost', 'hangs');
     expect(scheduler.reached('edge')).toBe(false);
-    const asked = () => ({ vhost: polled.get('vhost'), [collector]: polled.get(collector) });
+    const asked = () => ['vhost', collector].map((c) => polled.get(c));
     const then = asked();
     await poll('vhost', 'hangs');
     await poll(collector, held);

@@ -160,11 +160,15 @@ describe('a server through an outage', () => {
     before = walks.invalidated;
     await scheduler.refresh('edge', ['machine']);
     expect(walks.invalidated - before).toBe(1);
-    // vhost met the prober's failure, and instance nothing of the server: both wait for the prober.
+    // vhost met the prober's failure: it waits for the prober. instance has met nothing of the server since: it asks
+    // once, walking afresh, meets the refusal itself, and waits from then on.
     const vhostPolls = polled.get('vhost')!;
-    const instancePolls = polled.get('instance')!;
-    await scheduler.refresh('edge', ['vhost', 'instance']);
+    await scheduler.refresh('edge', ['vhost']);
     expect(polled.get('vhost')).toBe(vhostPolls);
+    await scheduler.refresh('edge', ['instance']);
+    expect(scheduler.jobStates().find((j) => j.collector === 'instance')?.last).toMatchObject({ ok: false, reason: 'network' });
+    const instancePolls = polled.get('instance')!;
+    await scheduler.refresh('edge', ['instance']);
     expect(polled.get('instance')).toBe(instancePolls);
     expect(serverLines()).toEqual(['server down (wowza_up 0)']);
     down.now = false;
