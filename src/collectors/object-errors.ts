@@ -44,7 +44,7 @@ const EXAMPLES = 5;
  * (request-pacer.ts): the object was not read, but nothing is wrong with it. After an outage every collector polls at
  * once and a few such reads are expected; they are counted like failures, not logged as the object failing.
  */
-export const HELD_BACK = 'budget_wait';
+const HELD_BACK = 'budget_wait';
 
 /**
  * Per server and collector: which objects are failing now, so a failure is logged when an object starts failing or

@@ -199,7 +199,7 @@ export async function startExporter(initial: RuntimeConfig, logger: Logger, extr
     if (plan.logLevel) logger.level = plan.logLevel;
     await servers.settled();
     if (plan.repollAll) {
-      // Every server is polled anew under the new schedule (a server down is not said down again); their log followers keep going.
+      // Every server is polled anew (one said down stays said down); their log followers keep going.
       logger.info('poll settings changed: every server is polled anew');
       const old = scheduler;
       collectors = wseCollectorsEnabled(next.collectors);

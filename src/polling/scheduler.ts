@@ -6,7 +6,7 @@ import type { SnapshotStore } from '../metrics/snapshot-store.js';
 import type { WowzaTarget } from '../wowza/client.js';
 import { adviceText, adviseFailure, FIX, foreignAnswer, NOT_REST_API, type Advice } from '../wowza/failure-advice.js';
 import type { Collector } from '../collectors/collector.js';
-import { errorReason, HELD_BACK, type ObjectSummary } from '../collectors/object-errors.js';
+import { errorReason, type ObjectSummary } from '../collectors/object-errors.js';
 import { pollDeadlineMs } from '../config/poll-deadline.js';
 import { EXPECTED_SET, expectedStreamsSet } from '../collectors/expected-streams.js';
 import { RequestDeadline } from '../base/request-deadline.js';
@@ -73,7 +73,7 @@ interface Job {
   last?: LastPoll;
   /** The reason of the failure last said at warn level (undefined once a poll succeeds again). */
   failureSaid?: string;
-  /** The poll before ended in a budget wait: a run of such polls is said once, at its first. */
+  /** The poll before was held back by the exporter (heldBackByExporter): a run of such polls is said once. */
   heldBack?: boolean;
 }
 
@@ -85,6 +85,14 @@ const UP = 'up';
 
 /** What the status page says of a collector whose values an outage took away (Scheduler.forgetValues). */
 const OUT_BEFORE_ITS_END = { reason: 'server_down', error: 'its values are from before the server went down: they are not exported while it is down' } as const;
+
+/**
+ * A failure of the exporter's own pacing, not of the server: a request held back past the poll's deadline (a budget
+ * wait), or the discovery walk the poll waited for not done by then.
+ */
+function heldBackByExporter(error: Error | undefined): boolean {
+  return error instanceof BudgetWaitError || error instanceof DiscoveryWaitError;
+}
 
 /** A success that sent no request of its own: read from the discovery walk alone (the instance collector). */
 function askedNothing(result: PollResult): boolean {
@@ -451,9 +459,9 @@ export class Scheduler {
     if (prober === undefined || prober === job) return false;
     // Only while the cause is the one this collector met itself: when it changes (refused, then a certificate no longer
     // trusted), each collector asks once more, so what each says of its last poll stays true. One whose last answer is
-    // from before the outage asks too, to meet it itself, unless its last poll was held back by the exporter's own limits
-    // (its requests queued behind a slow server's timeouts, or it waited for a walk that does): then it would ask each
-    // interval and never meet it.
+    // from before the outage asks too, to meet it itself, unless its last poll was held back by the exporter's own
+    // pacing (its requests queued behind a slow server's timeouts, or it waited for a walk that does): then it would ask
+    // each interval and never meet it.
     const outcomes = this.reachedBy.get(server)!;
     const mine = outcomes.get(job.spec.collector)?.error;
     const probed = outcomes.get(prober.spec.collector)?.error;
@@ -568,11 +576,11 @@ export class Scheduler {
   private sayFailure(job: Job, error: Error, seconds: number, serverDown: boolean, log: Logger): void {
     const reason = errorReason(error);
     const fields = { reason, err: error.message, seconds };
-    // The exporter's own limits held the poll's requests back past its deadline (a burst of polls on a busy machine), or
-    // the discovery walk it waited for was not done by then: the server did nothing, so no warning, and the failure said before it stands (a collector failing with http,
-    // held back once, then failing with http again, is one warning). One info line for a run of such polls.
+    // Held back by the exporter's own pacing (a burst of polls on a busy machine, a slow walk): the server did nothing,
+    // so no warning, and the failure said before it stands (a collector failing with http, held back once, then failing
+    // with http again, is one warning). One info line for a run of such polls.
     const heldBefore = job.heldBack === true;
-    job.heldBack = reason === HELD_BACK || error instanceof DiscoveryWaitError;
+    job.heldBack = heldBackByExporter(error);
     if (job.heldBack) {
       if (heldBefore || serverDown) return log.debug(fields, 'poll failed');
       return log.info(fields, "poll not done: it waited past its deadline on the exporter's own pacing (the request budget, a concurrency slot or the discovery walk); said again after a poll that did not");
@@ -640,18 +648,17 @@ export class Scheduler {
     const wasDown = said !== undefined && said !== UP;
     // A poll sent during the outage that ends after the server answered again is old news: set aside like the others.
     const stale = !result.reached && started < (this.recoveredAt.get(server) ?? -Infinity);
-    // A poll the exporter's own limits kept from the server (a budget wait, or its deadline passed while it waited for
-    // the discovery walk, and no answer from it) says nothing of the server: the collector's outcome before stands (the
-    // walk's own failure is met by the next poll that asks for it). Such polls neither take the server down, nor bring it back, nor
-    // make it look like something other than the REST API, and while it is out they do not end the one-prober mode.
+    // A poll the exporter's own pacing kept from the server (heldBackByExporter, and no answer from it) says nothing of
+    // the server: the collector's outcome before stands (a walk's own failure is met by the next poll that asks for it).
+    // Such polls neither take the server down, nor bring it back, nor make it look like something other than the REST
+    // API, and while it is out they do not end the one-prober mode.
     // Nor does a poll that began before the server was said down and got answers: they may all have come before the
     // outage (a stream cycle that straddles it, its first streams answered, the rest refused). Taken as the server
     // answering again, it brought the server back in the middle of the outage, and down again at the next poll. Nor one
     // that asked nothing (instance, read from a walk of before): taken as reaching the server, it ended the one-prober
     // mode while the walk was young.
     const predatesDown = wasDown && result.reached && (askedNothing(result) || this.beganBeforeDown(server, started));
-    const heldBack = result.error instanceof BudgetWaitError || result.error instanceof DiscoveryWaitError;
-    const saysNothing = (heldBack && result.answered !== true) || predatesDown;
+    const saysNothing = (heldBackByExporter(result.error) && result.answered !== true) || predatesDown;
     if (!saysNothing) byCollector.set(collector, { reached: result.reached, rest: result.rest ?? result.ok, at: performance.now(), ...(stale ? { setAside: true } : {}), ...(result.error ? { error: result.error } : {}) });
     let failedMeanwhile = this.failedWhileDown.get(server);
     if (!result.reached && !stale) {

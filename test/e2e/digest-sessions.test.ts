@@ -7,12 +7,6 @@ import { startSimulator, type Simulator } from '@wowza-exporter/simulator';
 import { samples, startExporterProcess, type RunningExporter } from '../helpers/exporter-process.js';
 import { waitFor } from '../helpers/ports.js';
 
-/**
- * Issue 31: one digest nonce shared by every request in flight. When the server retired it (after N uses or
- * seconds, as RFC 7616 allows), every request in flight got `401 stale` at once, each retry installed its own nonce
- * and the next burst retired it again: a third of all requests were 401s, and the race made a right password look
- * wrong ("Digest rejected", wowza_up 0). Each request now holds a digest session of its own while it runs.
- */
 /** A simulator of the test's own, closed when the test (`t`, its context: the tests run side by side) ends. */
 async function ownSimulator(t: TestContext, options: Parameters<typeof startSimulator>[0]): Promise<Simulator> {
   const sim = await startSimulator(options);
@@ -27,12 +21,19 @@ async function serve(t: TestContext, ...args: Parameters<typeof startExporterPro
   return e;
 }
 
-// Each test has its own server and exporter, and waits on their requests: side by side, not one after another.
+/**
+ * Issue 31: one digest nonce shared by every request in flight. When the server retired it (after N uses or
+ * seconds, as RFC 7616 allows), every request in flight got `401 stale` at once, each retry installed its own nonce
+ * and the next burst retired it again: a third of all requests were 401s, and the race made a right password look
+ * wrong ("Digest rejected", wowza_up 0). Each request now holds a digest session of its own while it runs. Each test
+ * has its own server and exporter, and waits on their requests: the tests run side by side.
+ */
 describe.concurrent('digest sessions against a server that retires nonces', () => {
   const start = async (t: TestContext, opts: { nonceMaxUses: number; nonceTtlMs: number; strict: boolean }) => {
     const sim = await ownSimulator(t, { auth: 'digest', apps: 4, streams: 50, nonceMaxUses: opts.nonceMaxUses, nonceTtlMs: opts.nonceTtlMs, strictNonceCount: opts.strict });
     // Steady 1 s polls (no request budget), so the nonces are used fast enough to retire by use: what raced.
-    const exporter = await serve(t, 
+    const exporter = await serve(
+      t,
       ['--wowza.url', sim.url, '--wowza.username', sim.username, '--wowza.auth', 'digest', '--poll.interval', '1s', '--poll.max-requests-per-second', '0'],
       { WOWZA_PASSWORD: sim.password },
     );

@@ -6,8 +6,8 @@ import { waitFor } from '../helpers/ports.js';
 /**
  * Issue 31: nothing capped what the exporter asked of a server (a 2,000-stream server got about 183 requests a
  * second). With poll.max_requests_per_second the stream collector polls less often to fit; the rest keep theirs.
+ * This suite and the next have servers and exporters of their own, and wait on paced polls: they run side by side.
  */
-// The two servers and exporters are apart: both suites run at once (each waits on paced polls).
 describe.concurrent('a request budget per server', () => {
   const BUDGET = 40;
   let sim: Simulator;

@@ -11,8 +11,10 @@ import { waitFor } from '../helpers/ports.js';
 const RECORDER = fileURLToPath(new URL('../helpers/module-recorder.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** `npx wowza-exporter` is small without any setting (issue 27), and a user's own V8 settings win. */
-// Each test runs exporters of its own, waiting on their polls: side by side, not one after another.
+/**
+ * `npx wowza-exporter` is small without any setting (issue 27), and a user's own V8 settings win. Each test runs
+ * exporters of its own and waits on their polls: the tests run side by side.
+ */
 describe.concurrent('serve\'s footprint, as users run it', () => {
   let sim: Simulator;
   let dir: string;
